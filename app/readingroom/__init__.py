@@ -1,0 +1,3 @@
+"""readingroom: MCP stdio servers that give an AI assistant a scholar's reading room."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""The suite's core: shared by every server, knows nothing of any one upstream."""

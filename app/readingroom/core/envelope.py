@@ -1,0 +1,258 @@
+"""The one response envelope of the suite.
+
+Every tool of every server answers with an :class:`Envelope`, serialised both as JSON text and
+as MCP ``structuredContent``; ``docs/response-schema.json`` is generated from these models and a
+test fails when the two differ. An empty result and an unknown result are different things:
+a failed search carries ``error`` and never reports ``total: 0``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import Code, CoreError
+from .script import Script
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Breadth",
+    "Diagnostic",
+    "Envelope",
+    "ErrorInfo",
+    "Level",
+    "MatchKind",
+    "QueryInfo",
+    "Receipt",
+    "ResultInfo",
+    "SearchedFor",
+    "SourceInfo",
+    "SourceStatus",
+    "TermUse",
+    "breadth_of",
+    "response_schema",
+]
+
+SCHEMA_VERSION = "1.0.0"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)
+
+
+class Level(StrEnum):
+    """How much a diagnostic should change the reading of a result."""
+
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
+class MatchKind(StrEnum):
+    """How an upstream index matches a term (fixed per index, not chosen by the caller)."""
+
+    partial = "partial"
+    prefix = "prefix"
+    exact = "exact"
+    range = "range"
+
+
+class Breadth(StrEnum):
+    """A graduated reading of the total: none 0, narrow 1-50, broad 51-1000, very_broad >1000."""
+
+    none = "none"
+    narrow = "narrow"
+    broad = "broad"
+    very_broad = "very_broad"
+
+
+class SourceStatus(StrEnum):
+    """What happened at one upstream during this call."""
+
+    ok = "ok"
+    empty = "empty"
+    rate_limited = "rate_limited"
+    error = "error"
+    not_configured = "not_configured"
+    skipped = "skipped"
+
+
+class Diagnostic(_Model):
+    """A typed note about a result: never free text alone."""
+
+    level: Level
+    code: Code
+    message: str
+    hint: str | None = None
+    field: str | None = Field(None, description="The input field the diagnostic is about.")
+
+
+class TermUse(_Model):
+    """One term as the caller chose it, and the index it went to."""
+
+    field: str = Field(description="The tool argument that carried the term.")
+    term: str = Field(description="The term exactly as given (after trimming).")
+    index: str = Field(description="The upstream index the term was sent to.")
+    match: MatchKind
+    script: Script
+
+
+class SearchedFor(_Model):
+    """The headline of a search: what the assistant chose to look for, before any CQL."""
+
+    terms: list[TermUse]
+    script: Script = Field(description="Script of all free-text terms taken together.")
+    matching: str = Field(description="How terms combine, e.g. metadata_conjunction (AND).")
+    providers: list[str] = Field(default_factory=list, description="Upstream sets searched.")
+
+
+class QueryInfo(_Model):
+    """What was actually sent; fixed by the receipt's query_hash."""
+
+    input: dict[str, Any] = Field(description="The tool arguments as received.")
+    normalized: str | None = Field(None, description="The upstream query (e.g. CQL) built.")
+    params: dict[str, str] = Field(
+        default_factory=dict, description="Request parameters sent (secrets redacted)."
+    )
+    endpoint: str | None = None
+
+
+class ResultInfo(_Model):
+    """Counts and paging. ``total`` is absent when it is unknown."""
+
+    total: int | None = None
+    returned: int = 0
+    start: int = 1
+    has_more: bool = False
+    next_start: int | None = Field(None, description="Pass as `start` to continue.")
+    breadth: Breadth | None = None
+    match_type: Literal["exact", "partial", "fuzzy", "none"] | None = None
+    by_provider: dict[str, int] | None = Field(
+        None, description="Upstream counts per provider, where the upstream reports them."
+    )
+
+
+class SourceInfo(_Model):
+    """One upstream touched by the call, its licence, and what happened there."""
+
+    id: str
+    name: str
+    licence: str
+    url: str
+    status: SourceStatus
+    credit: str
+
+
+class Receipt(_Model):
+    """The loggable trace of a search."""
+
+    issued_at: str
+    query_hash: str = Field(description="SHA-256 over the query and the parameters sent.")
+    result_ids: list[str] = Field(default_factory=list)
+    deposited: bool = Field(description="Whether a line was written to the receipt ledger.")
+    ledger_hash: str | None = Field(None, description="Hash of the ledger line, if deposited.")
+
+
+class ErrorInfo(_Model):
+    """Why a call produced no answer, and what to do about it."""
+
+    code: Code
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)
+    remediation: str = ""
+    available_capabilities: list[str] = Field(default_factory=list)
+
+
+class Envelope(_Model):
+    """The response of every tool in the suite, success and failure alike."""
+
+    server: str
+    schema_version: str = SCHEMA_VERSION
+    operation: str
+    searched_for: SearchedFor | None = None
+    query: QueryInfo | None = None
+    result: ResultInfo | None = None
+    items: list[dict[str, Any]] = Field(default_factory=list)
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    sources: list[SourceInfo] = Field(default_factory=list)
+    attribution: list[str] = Field(default_factory=list)
+    coverage_note: str | None = None
+    receipt: Receipt | None = None
+    error: ErrorInfo | None = None
+
+    @classmethod
+    def failure(
+        cls,
+        server: str,
+        operation: str,
+        err: CoreError,
+        *,
+        capabilities: list[str] | None = None,
+        **fields: Any,
+    ) -> Envelope:
+        """Build the failure envelope for a typed error."""
+        return cls(
+            server=server,
+            operation=operation,
+            error=ErrorInfo(
+                code=err.code,
+                message=err.message,
+                details=err.details,
+                remediation=err.remediation,
+                available_capabilities=capabilities or [],
+            ),
+            **fields,
+        )
+
+    def diagnose(
+        self,
+        level: Level,
+        code: Code,
+        message: str,
+        *,
+        hint: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        """Append a diagnostic."""
+        self.diagnostics.append(
+            Diagnostic(level=level, code=code, message=message, hint=hint, field=field)
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        """The JSON-ready dict that is both the text content and ``structuredContent``."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def to_json(self) -> str:
+        """Compact JSON text, UTF-8 characters kept (not escaped)."""
+        return json.dumps(self.to_data(), ensure_ascii=False, separators=(",", ":"))
+
+
+def breadth_of(total: int | None) -> Breadth | None:
+    """Grade a total: none 0, narrow 1-50, broad 51-1000, very_broad above 1000."""
+    if total is None:
+        return None
+    if total <= 0:
+        return Breadth.none
+    if total <= 50:
+        return Breadth.narrow
+    if total <= 1000:
+        return Breadth.broad
+    return Breadth.very_broad
+
+
+def utc_now_iso(now: datetime | None = None) -> str:
+    """An ISO 8601 UTC timestamp with a Z suffix, to the millisecond."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def response_schema() -> dict[str, Any]:
+    """The published JSON Schema of the envelope (what ``docs/response-schema.json`` holds)."""
+    schema = Envelope.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = f"https://readingroom.invalid/schema/envelope/{SCHEMA_VERSION}"
+    return schema

@@ -1,0 +1,85 @@
+"""``readingroom``: the suite's admin command line (not an MCP server; stdout is for people)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+__all__ = ["build_parser", "main"]
+
+
+def _cmd_self_test(args: argparse.Namespace) -> int:
+    from .setup import selftest
+
+    command = shlex.split(args.server_command) if args.server_command else None
+    return selftest.main(command, as_json=args.json)
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    import json
+
+    from .core.envelope import response_schema
+
+    text = json.dumps(response_schema(), ensure_ascii=False, indent=2) + "\n"
+    if args.out:
+        with open(args.out, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _cmd_version(_args: argparse.Namespace) -> int:
+    print(f"readingroom {__version__}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``readingroom``."""
+    from . import receipts
+
+    parser = argparse.ArgumentParser(
+        prog="readingroom",
+        description="Administer the readingroom suite of MCP servers.",
+    )
+    parser.add_argument("--version", action="version", version=f"readingroom {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    st = sub.add_parser(
+        "self-test",
+        help="check ndl-mcp's undertakings against a loopback fake (no network)",
+        description="Launch ndl-mcp as a stdio subprocess against a loopback fake SRU server "
+        "and verify serial requests, the 1-second floor, the 100-record cap, the dpid guard, "
+        "credit on every response, the response schema, stdout purity and the receipt chain.",
+    )
+    st.add_argument("--server-command", help="command line of the ndl-mcp to test "
+                    "(default: the frozen executable beside this one, or python -m)")
+    st.add_argument("--json", action="store_true", help="print the report as JSON")
+    st.set_defaults(func=_cmd_self_test)
+
+    receipts.register(sub)
+
+    sch = sub.add_parser("schema", help="print the response envelope's JSON Schema")
+    sch.add_argument("--out", help="write to this file (docs/response-schema.json)")
+    sch.set_defaults(func=_cmd_schema)
+
+    ver = sub.add_parser("version", help="print the version")
+    ver.set_defaults(func=_cmd_version)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``readingroom`` console script."""
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(encoding="utf-8", errors="backslashreplace")
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""The suite's thin MCP layer: tool declaration, the call boundary, and the stdio runner.
+
+Uses the SDK's low-level ``Server`` (flat input schemas from pydantic models, our own error
+envelopes, ``version=``). Arguments are validated by us, so a bad call gets a structured
+``INVALID_ARGUMENT`` envelope rather than the SDK's plain-text error. Every result is one
+:class:`~readingroom.core.envelope.Envelope`, sent as JSON text *and* ``structuredContent``.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server.lowlevel import Server
+from pydantic import BaseModel, ValidationError
+
+from .envelope import Envelope, response_schema
+from .errors import Code, CoreError
+
+__all__ = ["ToolSpec", "build_server", "configure_logging", "run_stdio", "to_result"]
+
+log = logging.getLogger("readingroom.mcpkit")
+
+Handler = Callable[[Any], Awaitable[Envelope]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A fully declared tool: name, title, description for the model, input model, hints."""
+
+    name: str
+    title: str
+    description: str
+    input_model: type[BaseModel]
+    handler: Handler
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = True
+
+    def declaration(self, output_schema: dict[str, Any]) -> types.Tool:
+        """The ``tools/list`` entry, with all four annotations stated explicitly."""
+        return types.Tool(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            inputSchema=self.input_model.model_json_schema(),
+            outputSchema=output_schema,
+            annotations=types.ToolAnnotations(
+                title=self.title,
+                readOnlyHint=self.read_only,
+                destructiveHint=self.destructive,
+                idempotentHint=self.idempotent,
+                openWorldHint=self.open_world,
+            ),
+        )
+
+
+def to_result(env: Envelope) -> types.CallToolResult:
+    """One envelope → JSON text content + ``structuredContent``; ``isError`` iff it failed."""
+    data = env.to_data()
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=env.to_json())],
+        structuredContent=data,
+        isError=env.error is not None,
+    )
+
+
+def _validation_details(exc: ValidationError) -> list[dict[str, Any]]:
+    return [
+        {"loc": [str(p) for p in e.get("loc", ())], "msg": e.get("msg", ""), "type": e.get("type")}
+        for e in exc.errors(include_url=False, include_input=False)
+    ]
+
+
+def build_server(
+    name: str,
+    version: str,
+    instructions: str,
+    tools: Sequence[ToolSpec],
+    *,
+    concurrency: int = 4,
+    deadline_s: float = 90.0,
+    finish: Callable[[Envelope, str], None] | None = None,
+) -> Server:
+    """Build a low-level MCP server whose every tool answers with an :class:`Envelope`.
+
+    Args:
+        name: server name (``serverInfo.name``) and the envelope's ``server``.
+        version: the suite's version (``serverInfo.version``).
+        instructions: the tool-selection guide sent at ``initialize``.
+        tools: the declared tools.
+        concurrency: how many tool calls run at once; the rest wait their turn.
+        deadline_s: per-call deadline; a call past it returns ``DEADLINE_EXCEEDED``.
+        finish: called on every envelope before it is sent (e.g. to add the attribution a
+            licence requires on *every* response, failures included).
+    """
+    server: Server = Server(name, version=version, instructions=instructions)
+    by_name = {t.name: t for t in tools}
+    schema = response_schema()
+    declarations = [t.declaration(schema) for t in tools]
+    admission = anyio.CapacityLimiter(concurrency)
+
+    @server.list_tools()
+    async def _list_tools() -> list[types.Tool]:
+        return declarations
+
+    def send(env: Envelope, tool_name: str) -> types.CallToolResult:
+        if finish is not None:
+            finish(env, tool_name)
+        return to_result(env)
+
+    @server.call_tool(validate_input=False)
+    async def _call_tool(tool_name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        spec = by_name.get(tool_name)
+        if spec is None:
+            err = CoreError(
+                Code.UNKNOWN_TOOL,
+                f"No tool named {tool_name!r} on {name}.",
+                remediation="Call tools/list and use one of the listed names.",
+            )
+            return send(
+                Envelope.failure(name, tool_name, err, capabilities=sorted(by_name)), tool_name
+            )
+        try:
+            args = spec.input_model.model_validate(arguments or {})
+        except ValidationError as exc:
+            err = CoreError(
+                Code.INVALID_ARGUMENT,
+                f"Arguments for {tool_name} do not match its input schema.",
+                details={"errors": _validation_details(exc)},
+                remediation="Fix the named arguments; the input schema is in tools/list.",
+            )
+            return send(Envelope.failure(name, tool_name, err), tool_name)
+        async with admission:
+            try:
+                with anyio.fail_after(deadline_s):
+                    env = await spec.handler(args)
+            except TimeoutError:
+                err = CoreError(
+                    Code.DEADLINE_EXCEEDED,
+                    f"{tool_name} did not finish within {deadline_s:g} s.",
+                    details={"deadline_s": deadline_s},
+                    remediation="Narrow the request or try again later; the result is unknown.",
+                )
+                env = Envelope.failure(name, tool_name, err)
+            except CoreError as exc:
+                env = Envelope.failure(name, tool_name, exc)
+            except Exception:  # a defect: log it, answer in the envelope, keep serving
+                log.exception("tool %s failed", tool_name)
+                err = CoreError(
+                    Code.INTERNAL_ERROR,
+                    f"{tool_name} failed inside the server.",
+                    remediation="This is a defect; the server's stderr log has the traceback.",
+                )
+                env = Envelope.failure(name, tool_name, err)
+        return send(env, tool_name)
+
+    return server
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """Log to stderr only, and quiet loggers that would print URLs or per-request noise."""
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
+    # The SDK logs every request at INFO; httpx logs full URLs (search terms travel in them).
+    for noisy in ("mcp.server.lowlevel.server", "httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+async def serve_stdio(server: Server, proto_out: io.TextIOWrapper) -> None:
+    """Serve ``server`` over stdin and the reserved protocol stream until stdin closes."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server(stdout=anyio.wrap_file(proto_out)) as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+def run_stdio(server: Server, proto_out: io.TextIOWrapper) -> None:
+    """Run a server over stdio to completion (the body of every server's ``main``)."""
+    anyio.run(serve_stdio, server, proto_out)

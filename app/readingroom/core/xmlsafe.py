@@ -1,0 +1,159 @@
+"""The one hardened XML parser every external document goes through.
+
+Upstream XML is untrusted. A document type declaration is the doorway to external entities
+(XXE: reading local files or fetching URLs) and to entity expansion bombs ("billion laughs"), and
+no upstream this suite reads needs one. So a DOCTYPE is refused outright, before lxml sees the
+document, and again after parsing as a backstop; the parser itself resolves no entities, loads
+no DTD and touches no network. Errors never quote the body: it may be large, hostile or private.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from lxml import etree
+
+from .errors import Code, CoreError
+
+__all__ = ["UnsafeXmlError", "XmlParseError", "parse_xml"]
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+
+# Whitespace, processing instructions (the XML declaration among them) and comments may come
+# before a DOCTYPE; anything else ends the prolog.
+_PROLOG_SKIP = re.compile(rb"\s+|<\?.*?\?>|<!--.*?-->", re.DOTALL)
+_DOCTYPE = b"<!DOCTYPE"
+_HTML_DOCTYPE = re.compile(rb"<!DOCTYPE\s+html\b[^\[>]*>", re.IGNORECASE)
+# Only the prolog is scanned; a DOCTYPE after this many bytes of comments is caught post-parse.
+_PROLOG_SCAN_LIMIT = 1024 * 1024
+
+
+class UnsafeXmlError(CoreError):
+    """The document was refused unread: it declares a DOCTYPE or is too large."""
+
+    def __init__(self, message: str, *, details: dict[str, object] | None = None) -> None:
+        super().__init__(
+            Code.API_ERROR,
+            message,
+            details=details,
+            remediation=(
+                "The upstream sent XML this server refuses to read. Try again later; if it "
+                "persists, the upstream's output has changed and the server needs an update."
+            ),
+        )
+
+
+class XmlParseError(CoreError):
+    """The document is not well-formed XML (or not XML at all, such as an HTML page)."""
+
+    def __init__(self, message: str, *, details: dict[str, object] | None = None) -> None:
+        super().__init__(
+            Code.API_ERROR,
+            message,
+            details=details,
+            remediation=(
+                "The upstream's answer could not be read; it may be a maintenance page or a "
+                "cut-off response. Try again later."
+            ),
+        )
+
+
+def _parser(encoding: str | None = None) -> etree.XMLParser:
+    # A fresh parser per call: lxml parsers keep state and are not safe to share across threads.
+    return etree.XMLParser(
+        encoding=encoding,
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_pis=True,
+    )
+
+
+def _prolog_bytes(data: bytes) -> bytes:
+    """The start of ``data`` as UTF-8 bytes, so the DOCTYPE scan also sees UTF-16 documents."""
+    head = data[:_PROLOG_SCAN_LIMIT]
+    if head.startswith(codecs.BOM_UTF8):
+        return head[len(codecs.BOM_UTF8) :]
+    for bom, encoding in (
+        (codecs.BOM_UTF32_LE, "utf-32-le"),
+        (codecs.BOM_UTF32_BE, "utf-32-be"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+    ):
+        if head.startswith(bom):
+            return head[len(bom) :].decode(encoding, errors="replace").encode("utf-8")
+    if head[:4] == b"<\x00?\x00":
+        return head.decode("utf-16-le", errors="replace").encode("utf-8")
+    if head[:4] == b"\x00<\x00?":
+        return head.decode("utf-16-be", errors="replace").encode("utf-8")
+    return head
+
+
+def _doctype_in_prolog(data: bytes) -> bytes | None:
+    """The DOCTYPE declaration's opening text if the prolog has one, else None."""
+    head = _prolog_bytes(data)
+    pos = 0
+    while True:
+        match = _PROLOG_SKIP.match(head, pos)
+        if match is None or match.end() == pos:
+            break
+        pos = match.end()
+    if head[pos : pos + len(_DOCTYPE)].upper() == _DOCTYPE:
+        return head[pos : pos + 512]
+    return None
+
+
+def parse_xml(data: bytes | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> etree._Element:
+    """Parse an untrusted XML document safely and return its root element.
+
+    Args:
+        data: the document; ``str`` input is encoded as UTF-8 and read as UTF-8.
+        max_bytes: refuse documents larger than this many bytes.
+
+    Returns:
+        The root element.
+
+    Raises:
+        UnsafeXmlError: the document is too large or declares a DOCTYPE.
+        XmlParseError: the document is empty, an HTML page, or not well-formed XML.
+    """
+    forced_encoding: str | None = None
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+        forced_encoding = "utf-8"
+    if len(data) > max_bytes:
+        raise UnsafeXmlError(
+            "The upstream response is larger than this server reads.",
+            details={"reason": "too_large", "size": len(data), "max_bytes": max_bytes},
+        )
+    if not data.strip():
+        raise XmlParseError("The upstream response was empty.", details={"reason": "empty"})
+    doctype = _doctype_in_prolog(data)
+    if doctype is not None:
+        if _HTML_DOCTYPE.match(doctype):
+            raise XmlParseError(
+                "The upstream answered with an HTML page instead of XML.",
+                details={"reason": "html"},
+            )
+        raise UnsafeXmlError(
+            "The upstream response declares a DOCTYPE, which this server refuses to read.",
+            details={"reason": "doctype"},
+        )
+    try:
+        root = etree.fromstring(data, _parser(forced_encoding))
+    except etree.XMLSyntaxError as exc:
+        # lxml's message can quote the document, so only the position is passed on.
+        raise XmlParseError(
+            "The upstream response is not well-formed XML.",
+            details={"reason": "malformed", "line": exc.lineno, "column": exc.offset},
+        ) from None
+    docinfo = root.getroottree().docinfo
+    if docinfo.doctype or docinfo.internalDTD is not None or docinfo.externalDTD is not None:
+        raise UnsafeXmlError(
+            "The upstream response declares a DOCTYPE, which this server refuses to read.",
+            details={"reason": "doctype"},
+        )
+    return root

@@ -1,0 +1,81 @@
+"""The five NDL Search data providers this server declared to the National Diet Library.
+
+Only these are reachable. Any other dpid is refused in process (``DPID_NOT_PERMITTED``) and no
+request is sent: an unknown dpid at NDL returns a *silent zero*, so a closed list is the only
+defence against a typo reading as an absence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.envelope import SourceInfo, SourceStatus
+
+__all__ = ["ALL_DPIDS", "LICENCE", "PROVIDERS", "Provider", "credit_line", "source_info"]
+
+LICENCE = "公共データ利用規約 第1.0版 (PDL1.0), compatible with CC BY 4.0"
+LICENCE_URL = "https://www.digital.go.jp/resources/open_data/public_data_license_v1.0"
+NDL_SEARCH_URL = "https://ndlsearch.ndl.go.jp/"
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One declared NDL Search data provider (dpid)."""
+
+    dpid: str
+    name_ja: str
+    name_en: str
+    repository: str
+
+
+PROVIDERS: dict[str, Provider] = {
+    p.dpid: p
+    for p in (
+        Provider("iss-ndl-opac", "国立国会図書館蔵書", "NDL holdings", "R100000002"),
+        # The seed's "iss-ndl-opacnational" names no provider and returns a silent zero
+        # (japan-apis.md section 0); the set is iss-ndl-opac-national.
+        Provider(
+            "iss-ndl-opac-national",
+            "国立国会図書館全国書誌情報",
+            "Japanese National Bibliography",
+            "R100000002",
+        ),
+        Provider("zassaku", "国立国会図書館雑誌記事索引", "NDL periodicals index", "R000000004"),
+        Provider(
+            "zassaku-online",
+            "国立国会図書館雑誌記事索引オンライン資料編",
+            "NDL periodicals index, online materials",
+            "R000000004",
+        ),
+        Provider(
+            "ndl-dl-open",
+            "国立国会図書館デジタルコレクション（オープンデータ）",
+            "NDL Digital Collections (open data)",
+            "R100000039",
+        ),
+    )
+}
+
+ALL_DPIDS: tuple[str, ...] = tuple(PROVIDERS)
+
+
+def credit_line(dpid: str) -> str:
+    """The PDL1.0 credit for one provider, as the licence requires on every response."""
+    p = PROVIDERS[dpid]
+    return (
+        f"Source: 国立国会図書館サーチ (NDL Search), National Diet Library — {p.name_ja} "
+        f"({p.name_en}, dpid {p.dpid}). Licence: {LICENCE} <{LICENCE_URL}>."
+    )
+
+
+def source_info(dpid: str, status: SourceStatus) -> SourceInfo:
+    """The envelope's ``sources`` entry for one provider."""
+    p = PROVIDERS[dpid]
+    return SourceInfo(
+        id=p.dpid,
+        name=f"{p.name_ja} ({p.name_en})",
+        licence=LICENCE,
+        url=NDL_SEARCH_URL,
+        status=status,
+        credit=credit_line(dpid),
+    )

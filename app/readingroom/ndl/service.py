@@ -1,0 +1,329 @@
+"""ndl-mcp's operations, importable and testable without MCP: arguments in, Envelope out."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anyio
+
+from ..core import ledger
+from ..core.envelope import (
+    Envelope,
+    Level,
+    QueryInfo,
+    Receipt,
+    ResultInfo,
+    SearchedFor,
+    SourceStatus,
+    breadth_of,
+    utc_now_iso,
+)
+from ..core.errors import Code, CoreError
+from ..core.script import Script, detect_script, has_latin
+from .client import MAX_RECORDS, RESULT_WINDOW, NdlClient, SruExchange
+from .cql import BuiltQuery, build_record_query, build_search_query
+from .dcndl import DiagnosticKind
+from .providers import ALL_DPIDS, credit_line, source_info
+
+__all__ = ["SERVER_NAME", "NdlService"]
+
+SERVER_NAME = "ndl-mcp"
+log = logging.getLogger("readingroom.ndl")
+
+_STATUS_BY_CODE = {Code.RATE_LIMITED: SourceStatus.rate_limited}
+
+
+class NdlService:
+    """Search and fetch over :class:`NdlClient`, answering with envelopes and receipts."""
+
+    def __init__(self, client: NdlClient, *, env: Mapping[str, str] | None = None) -> None:
+        self.client = client
+        self._env = env
+
+    # ------------------------------------------------------------------ search
+    async def search(
+        self,
+        operation: str,
+        dpids: Sequence[str],
+        fields: Mapping[str, Any],
+        *,
+        start: int = 1,
+        count: int = 20,
+        arguments: Mapping[str, Any] | None = None,
+    ) -> Envelope:
+        """Run one field search over ``dpids`` and return its envelope.
+
+        Typed refusals (reserved word, dpid, invalid input) raise :class:`CoreError` before
+        anything is sent; failures after sending return a failure envelope with a receipt.
+        """
+        query_input = dict(arguments or {})
+        try:
+            built = build_search_query(fields, dpids)
+        except CoreError as err:
+            return self._refused(operation, err, query_input, dpids)
+        if start > RESULT_WINDOW:
+            err = CoreError(
+                Code.INVALID_INPUT,
+                f"start {start} is past NDL Search's result window: no record after the "
+                f"{RESULT_WINDOW}th can be fetched.",
+                details={"start": start, "window": RESULT_WINDOW},
+                remediation="Narrow the query (add a term or a year range) instead of paging.",
+            )
+            return self._refused(operation, err, query_input, dpids)
+        env = Envelope(
+            server=SERVER_NAME,
+            operation=operation,
+            searched_for=_searched_for(built),
+            query=QueryInfo(input=query_input, normalized=built.cql, endpoint=self.client.endpoint),
+        )
+        wanted = min(count, RESULT_WINDOW - start + 1)
+        if count > MAX_RECORDS:
+            env.diagnose(
+                Level.warning, Code.COUNT_CAPPED,
+                f"count {count} asked; at most {MAX_RECORDS} records are requested per search "
+                "(an undertaking to the NDL).",
+                hint="Page with `start` if you really need more, or narrow the query.",
+                field="count",
+            )
+        for term in built.terms:
+            if FIELD_IS_FREE_TEXT.get(term.field) and has_latin(term.term):
+                env.diagnose(
+                    Level.warning, Code.SCRIPT_LATIN_QUERY,
+                    f"The {term.field} term {term.term!r} is in Latin letters; NDL Search "
+                    "indexes Japanese-language records in Japanese script, so a romanised term "
+                    "under-returns.",
+                    hint="Search again with the term in kanji/kana before concluding absence.",
+                    field=term.field,
+                )
+        try:
+            exchange = await self.client.search_retrieve(built.cql, start=start, count=wanted)
+        except CoreError as err:
+            return await self._failed_after_send(env, err, built, start, wanted)
+        return await self._answer(env, built, exchange, start)
+
+    async def get_record(
+        self, *, jpno: str | None, ndl_bib_id: str | None, ndl_search_id: str | None,
+        arguments: Mapping[str, Any] | None = None,
+    ) -> Envelope:
+        """Fetch one record by an exact identifier; the envelope has no ``searched_for``."""
+        operation = "ndl_get_record"
+        query_input = dict(arguments or {})
+        try:
+            attempts = build_record_query(jpno=jpno, ndl_bib_id=ndl_bib_id,
+                                          ndl_search_id=ndl_search_id)
+        except CoreError as err:
+            return self._refused(operation, err, query_input, ALL_DPIDS, searched=False)
+        env: Envelope | None = None
+        for built, _field in attempts:
+            env = Envelope(
+                server=SERVER_NAME, operation=operation,
+                query=QueryInfo(input=query_input, normalized=built.cql,
+                                endpoint=self.client.endpoint),
+            )
+            try:
+                exchange = await self.client.search_retrieve(built.cql, start=1, count=1)
+            except CoreError as err:
+                return await self._failed_after_send(env, err, built, 1, 1)
+            env = await self._answer(env, built, exchange, 1, searched=False)
+            if env.error is None and env.result and env.result.total:
+                return env
+        assert env is not None
+        return env
+
+    # ------------------------------------------------------------------ building envelopes
+    async def _answer(
+        self, env: Envelope, built: BuiltQuery, exchange: SruExchange, start: int,
+        *, searched: bool = True,
+    ) -> Envelope:
+        resp = exchange.response
+        assert env.query is not None
+        env.query.params = dict(ledger.redact(exchange.params))
+        kinds = {d.kind for d in resp.diagnostics}
+        fatal = [d for d in resp.diagnostics if d.kind is not DiagnosticKind.NO_RECORDS]
+        if fatal and not resp.records:
+            d = fatal[0]
+            err = CoreError(
+                Code.API_ERROR,
+                f"NDL Search refused the query: {d.message}"
+                + (f" ({d.details})" if d.details else ""),
+                details={"uri": d.uri, "message": d.message, "details": d.details,
+                         "kind": d.kind.value},
+                remediation=_REMEDIATION.get(d.kind, "Check the query; the result is unknown."),
+            )
+            return await self._failed_after_send(env, err, built, start,
+                                                 int(exchange.params["maximumRecords"]))
+        if resp.format_problem and not any(r.item for r in resp.records):
+            err = CoreError(
+                Code.API_ERROR,
+                f"NDL Search answered in a format this server does not read: "
+                f"{resp.format_problem}",
+                details={"format_problem": resp.format_problem},
+                remediation="This is unexpected for the request sent; report it.",
+            )
+            return await self._failed_after_send(env, err, built, start,
+                                                 int(exchange.params["maximumRecords"]))
+        no_records = DiagnosticKind.NO_RECORDS in kinds
+        total = 0 if no_records and resp.total is None else resp.total
+        items: list[dict[str, Any]] = []
+        for rec in resp.records:
+            if rec.item is None:
+                env.diagnose(
+                    Level.warning, Code.RECORD_UNREADABLE,
+                    f"Record at position {rec.position} could not be read: {rec.problem}",
+                    hint="It is counted in `total` but not in `items`.",
+                )
+                continue
+            item = rec.item.model_copy(update={"matched_in": built.indexes})
+            items.append(item.model_dump(mode="json", exclude_none=True))
+        for d in fatal:  # non-fatal upstream notes alongside records
+            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC, d.message, hint=d.details)
+        env.items = items
+        next_pos = resp.next_record_position
+        has_more = bool(next_pos) and next_pos <= RESULT_WINDOW
+        env.result = ResultInfo(
+            total=total,
+            returned=len(items),
+            start=start,
+            has_more=has_more,
+            next_start=next_pos if has_more else None,
+            breadth=breadth_of(total),
+            match_type="none" if not total else _match_type(built),
+            by_provider=resp.facets.get("REPOSITORY_NO") or None,
+        )
+        if no_records or total == 0:
+            env.diagnose(
+                Level.info, Code.ZERO_RESULT,
+                "NDL Search found no record matching every term in the providers searched.",
+                hint=_zero_hint(built),
+            )
+        if total is not None and total > RESULT_WINDOW:
+            env.diagnose(
+                Level.info, Code.RESULT_WINDOW_CAPPED,
+                f"{total} records match; NDL Search serves only the first {RESULT_WINDOW}.",
+                hint="Add a term, a subject or a year range to reach the rest.",
+            )
+        status = SourceStatus.ok if total else SourceStatus.empty
+        self._credit(env, built.dpids, status)
+        if searched:
+            env.coverage_note = _coverage(built.dpids)
+        await self._deposit(env, built, exchange.params, outcome="ok" if total else "empty")
+        return env
+
+    async def _failed_after_send(
+        self, env: Envelope, err: CoreError, built: BuiltQuery, start: int, count: int
+    ) -> Envelope:
+        params = self.client.params_for(built.cql, start=start, count=count)
+        failed = Envelope.failure(
+            SERVER_NAME, env.operation, err,
+            searched_for=env.searched_for,
+            query=QueryInfo(input=env.query.input if env.query else {}, normalized=built.cql,
+                            params=dict(ledger.redact(params)), endpoint=self.client.endpoint),
+            diagnostics=env.diagnostics,
+        )
+        if err.code is Code.RATE_LIMITED:
+            failed.error.remediation = (  # type: ignore[union-attr]
+                "The result is UNKNOWN, not empty: do not report absence. Wait a minute and "
+                "run the search again, one query at a time."
+            )
+        self._credit(failed, built.dpids, _STATUS_BY_CODE.get(err.code, SourceStatus.error))
+        await self._deposit(failed, built, params, outcome=str(err.code))
+        return failed
+
+    def _refused(
+        self, operation: str, err: CoreError, query_input: dict[str, Any],
+        dpids: Sequence[str], *, searched: bool = True,
+    ) -> Envelope:
+        env = Envelope.failure(SERVER_NAME, operation, err,
+                               query=QueryInfo(input=query_input, endpoint=self.client.endpoint))
+        permitted = [d for d in dpids if d in ALL_DPIDS] or list(ALL_DPIDS)
+        self._credit(env, permitted, SourceStatus.skipped)
+        env.error.available_capabilities = list(ALL_DPIDS)  # type: ignore[union-attr]
+        return env
+
+    @staticmethod
+    def _credit(env: Envelope, dpids: Sequence[str], status: SourceStatus) -> None:
+        env.sources = [source_info(d, status) for d in dpids]
+        env.attribution = [credit_line(d) for d in dpids]
+
+    async def _deposit(
+        self, env: Envelope, built: BuiltQuery, params: Mapping[str, str], *, outcome: str
+    ) -> None:
+        safe_params = dict(ledger.redact(params))
+        qhash = ledger.query_hash(built.cql, safe_params)
+        ids = [str(i.get("ndl_search_id")) for i in env.items if i.get("ndl_search_id")]
+        issued = utc_now_iso()
+        entry = {
+            "server": SERVER_NAME,
+            "operation": env.operation,
+            "issued_at": issued,
+            "query": built.cql,
+            "normalized_terms": [t.model_dump(mode="json") for t in built.terms],
+            "params": safe_params,
+            "providers": list(built.dpids),
+            "endpoint": self.client.endpoint,
+            "query_hash": qhash,
+            "result_ids": ids,
+            "total": env.result.total if env.result else None,
+            "returned": env.result.returned if env.result else 0,
+            "outcome": outcome,
+        }
+        result = await anyio.to_thread.run_sync(
+            lambda: ledger.deposit(entry, env=self._env), abandon_on_cancel=True
+        )
+        env.receipt = Receipt(issued_at=issued, query_hash=qhash, result_ids=ids,
+                              deposited=result.deposited, ledger_hash=result.ledger_hash)
+        if result.code is Code.RECEIPT_NOT_DEPOSITED:
+            env.diagnose(Level.info, Code.RECEIPT_NOT_DEPOSITED, result.message,
+                         hint="Set MCP_RECEIPT_LOG to keep a verifiable record of searches.")
+        elif result.code is Code.RECEIPT_WRITE_FAILED:
+            log.warning("receipt not written: %s", result.message)
+            env.diagnose(Level.warning, Code.RECEIPT_WRITE_FAILED, result.message)
+
+
+FIELD_IS_FREE_TEXT = {"title": True, "creator": True, "publisher": True, "subject": True,
+                      "anywhere": True}
+
+_REMEDIATION = {
+    DiagnosticKind.QUERY_SYNTAX: (
+        "NDL could not parse the query. Simplify the terms (no operators, no quotes); the "
+        "result is unknown, not empty."
+    ),
+    DiagnosticKind.INVALID_REQUEST: "A request parameter was refused; this is a server defect.",
+}
+
+
+def _searched_for(built: BuiltQuery) -> SearchedFor:
+    free = " ".join(t.term for t in built.terms if FIELD_IS_FREE_TEXT.get(t.field))
+    return SearchedFor(
+        terms=built.terms,
+        script=detect_script(free) if free else Script.none,
+        matching="metadata_conjunction",
+        providers=list(built.dpids),
+    )
+
+
+def _match_type(built: BuiltQuery) -> str:
+    kinds = {t.match for t in built.terms if t.match != "range"}
+    return "exact" if kinds == {"exact"} else "partial"
+
+
+def _zero_hint(built: BuiltQuery) -> str:
+    if any(has_latin(t.term) for t in built.terms if FIELD_IS_FREE_TEXT.get(t.field)):
+        return "A Latin-script term may be the reason; try the Japanese-script form."
+    if len(built.terms) > 1:
+        return "Every term must match; drop one field to widen the search."
+    return "Try a shorter or alternative form of the term."
+
+
+def _coverage(dpids: Sequence[str]) -> str:
+    others = [d for d in ALL_DPIDS if d not in dpids]
+    note = f"Searched only {', '.join(dpids)} in NDL Search."
+    if others:
+        note += f" Not searched: {', '.join(others)}."
+    return (
+        note + " Other NDL Search providers (CiNii Research, public-library union catalogue, "
+        "Digital Collections outside the open-data set) are outside this server's declared "
+        f"scope. Records past the {RESULT_WINDOW}th of a result set cannot be fetched."
+    )

@@ -1,0 +1,1 @@
+"""Installation support: the loopback fake SRU server, a raw stdio client and the self-test."""

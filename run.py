@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""The two set-up commands of readingroom, for Windows, macOS and Linux alike.
+
+    python run.py demo    run the suite's main job on its embedded default (no network)
+    python run.py test    run the whole test suite (extra arguments go to pytest)
+
+Each creates (or reuses) a virtual environment in ``.venv`` beside this file and installs the
+project into it; it reinstalls only when ``pyproject.toml`` changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".readingroom-installed"
+
+
+def venv_python() -> Path:
+    """The interpreter inside the project's virtual environment."""
+    if os.name == "nt":
+        return VENV / "Scripts" / "python.exe"
+    return VENV / "bin" / "python"
+
+
+def ensure_env() -> Path:
+    """Create the virtual environment and install the project (with test extras) if needed."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"readingroom needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
+    python = venv_python()
+    if not python.exists():
+        print(f"creating virtual environment in {VENV} ...", file=sys.stderr)
+        venv.EnvBuilder(with_pip=True, upgrade_deps=False).create(VENV)
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if not STAMP.exists() or STAMP.read_text().strip() != wanted:
+        print("installing readingroom and its dependencies ...", file=sys.stderr)
+        cmd = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
+               "--quiet", "-e", f"{ROOT}[test]"]
+        subprocess.run(cmd, check=True, cwd=ROOT)
+        STAMP.write_text(wanted)
+    return python
+
+
+def main(argv: list[str]) -> int:
+    """Dispatch ``demo`` or ``test``."""
+    if not argv or argv[0] not in ("demo", "test"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    python = ensure_env()
+    env = dict(os.environ)
+    env.setdefault("PYTHONUTF8", "1")
+    if argv[0] == "demo":
+        cmd = [str(python), "-m", "readingroom", "self-test", *argv[1:]]
+    else:
+        cmd = [str(python), "-m", "pytest", *argv[1:]]
+    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

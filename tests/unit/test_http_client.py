@@ -1,0 +1,509 @@
+"""HttpClient: per-host pacing, Retry-After, typed errors that never leak the query."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from email.utils import format_datetime
+
+import anyio
+import httpx
+import pytest
+
+from readingroom.core import http as http_module
+from readingroom.core.clock import FakeClock
+from readingroom.core.errors import Code, CoreError
+from readingroom.core.http import (
+    HttpClient,
+    Politeness,
+    RateLimitedError,
+    UpstreamHttpError,
+    UpstreamTransportError,
+)
+
+pytestmark = pytest.mark.anyio
+
+BASE = "https://api.example.org/search"
+# The search term (夏目, percent-encoded) and a secret both travel in the query string.
+QUERY = "query=title%3D%E5%A4%8F%E7%9B%AE&appid=SECRET123"
+LEAKS = ("SECRET123", "appid", "%E5%A4%8F", "夏目", "title=", "query=", "?")
+
+Respond = Callable[[httpx.Request, int], httpx.Response | Awaitable[httpx.Response]]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+class Upstream:
+    """A MockTransport handler that records when each request started and how many overlap.
+
+    Args:
+        clock: the fake clock whose monotonic reading stamps each call.
+        respond: builds the response from the request and the 1-based call number.
+        hold: seconds each call takes (slept on the fake clock), so calls can overlap.
+    """
+
+    def __init__(self, clock: FakeClock, respond: Respond | None = None, hold: float = 0.0):
+        self.clock = clock
+        self.respond = respond or (lambda request, n: httpx.Response(200, text="ok"))
+        self.hold = hold
+        self.starts: list[float] = []
+        self.requests: list[httpx.Request] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    async def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.starts.append(self.clock.monotonic())
+        self.requests.append(request)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.hold:
+                await self.clock.sleep(self.hold)
+            response = self.respond(request, len(self.requests))
+            if not isinstance(response, httpx.Response):
+                response = await response
+            return response
+        finally:
+            self.in_flight -= 1
+
+    @property
+    def paths(self) -> list[str]:
+        return [request.url.path for request in self.requests]
+
+    def gaps(self) -> list[float]:
+        return [b - a for a, b in zip(self.starts, self.starts[1:], strict=False)]
+
+
+def make_client(
+    upstream: Upstream, clock: FakeClock, politeness: Politeness, **kwargs: object
+) -> HttpClient:
+    return HttpClient(
+        politeness=politeness,
+        user_agent="readingroom-test/1.0",
+        transport=httpx.MockTransport(upstream),
+        clock=clock,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def scripted(*responses: httpx.Response) -> Respond:
+    """Answer the n-th call with the n-th response, and the last one from then on."""
+    return lambda request, n: responses[min(n, len(responses)) - 1]
+
+
+def too_many(retry_after: str | None = None) -> httpx.Response:
+    headers = {} if retry_after is None else {"Retry-After": retry_after}
+    return httpx.Response(429, headers=headers, text="slow down, SECRET123 夏目")
+
+
+OK = httpx.Response(200, text="ok")
+
+
+# --- pacing -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hold", [0.05, 2.5], ids=["quick-upstream", "slow-upstream"])
+async def test_serial_requests_are_paced_and_never_overlap(clock: FakeClock, hold: float) -> None:
+    upstream = Upstream(clock, hold=hold)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                for i in range(10):
+                    tg.start_soon(client.get, f"{BASE}?n={i}")
+
+    assert len(upstream.starts) == 10
+    assert all(gap >= 1.0 for gap in upstream.gaps())
+    assert upstream.max_in_flight == 1
+
+
+async def test_non_serial_requests_are_paced_but_may_overlap(clock: FakeClock) -> None:
+    upstream = Upstream(clock, hold=2.5)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=False)) as client:
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                for i in range(10):
+                    tg.start_soon(client.get, f"{BASE}?n={i}")
+
+    assert len(upstream.starts) == 10
+    assert all(gap >= 1.0 for gap in upstream.gaps())
+    assert upstream.max_in_flight > 1
+
+
+async def test_the_first_request_does_not_wait(clock: FakeClock) -> None:
+    upstream = Upstream(clock)
+    async with make_client(upstream, clock, Politeness(min_interval=5.0, serial=True)) as client:
+        await client.get(BASE)
+    assert upstream.starts == [1000.0]
+    assert clock.sleeps == []
+
+
+async def test_sequential_requests_wait_only_the_rest_of_the_interval(clock: FakeClock) -> None:
+    upstream = Upstream(clock)
+    async with make_client(upstream, clock, Politeness(min_interval=5.0, serial=False)) as client:
+        await client.get(BASE)
+        clock.advance(2.0)
+        await client.get(BASE)
+        clock.advance(9.0)
+        await client.get(BASE)
+    assert upstream.starts == [1000.0, 1005.0, 1014.0]
+    assert clock.sleeps == [pytest.approx(3.0)]
+
+
+async def test_zero_interval_does_not_pace(clock: FakeClock) -> None:
+    upstream = Upstream(clock)
+    async with make_client(upstream, clock, Politeness(min_interval=0.0, serial=True)) as client:
+        for _ in range(3):
+            await client.get(BASE)
+    assert upstream.starts == [1000.0] * 3
+
+
+async def test_hosts_are_paced_independently(clock: FakeClock) -> None:
+    upstream = Upstream(clock, hold=0.05)
+    hosts = ["https://a.example.org/x", "https://b.example.org/x", "https://a.example.org:8443/x"]
+    async with make_client(upstream, clock, Politeness(min_interval=10.0, serial=True)) as client:
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                for url in hosts * 2:
+                    tg.start_soon(client.get, url)
+
+    starts: dict[str, list[float]] = {}
+    for request, start in zip(upstream.requests, upstream.starts, strict=True):
+        starts.setdefault(f"{request.url.host}:{request.url.port}", []).append(start)
+    assert len(starts) == 3
+    # Each host's first request went out at once: no host waited for another's slot.
+    assert sorted(times[0] for times in starts.values()) == [pytest.approx(1000.0, abs=0.2)] * 3
+    for times in starts.values():
+        assert times[1] - times[0] >= 10.0
+
+
+# --- Retry-After ----------------------------------------------------------------------------
+
+
+async def test_429_with_delta_seconds_is_retried_after_that_wait(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(too_many("3"), OK))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        response = await client.get(BASE)
+    assert response.status_code == 200
+    assert len(upstream.starts) == 2
+    assert upstream.gaps() == [pytest.approx(3.0)]
+    assert sum(clock.sleeps) == pytest.approx(3.0)
+
+
+async def test_429_with_http_date_waits_until_that_date(clock: FakeClock) -> None:
+    def respond(request: httpx.Request, n: int) -> httpx.Response:
+        if n == 1:
+            return too_many(format_datetime(clock.now() + timedelta(seconds=5), usegmt=True))
+        return OK
+
+    upstream = Upstream(clock, respond)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        response = await client.get(BASE)
+    assert response.status_code == 200
+    assert upstream.gaps() == [pytest.approx(5.0, abs=1.0)]
+
+
+async def test_retry_after_is_capped_at_max_backoff(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(too_many("999"), OK))
+    rules = Politeness(min_interval=1.0, serial=True, max_backoff=30.0)
+    async with make_client(upstream, clock, rules) as client:
+        await client.get(BASE)
+    assert upstream.gaps() == [pytest.approx(30.0)]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [None, "soon", "-5", "nan", "Mon, 01 Dec 2025 00:00:00 GMT"],
+    ids=["absent", "garbage", "negative", "nan", "date-in-the-past"],
+)
+async def test_unusable_retry_after_waits_the_default_backoff(
+    clock: FakeClock, header: str | None
+) -> None:
+    upstream = Upstream(clock, scripted(too_many(header), OK))
+    rules = Politeness(min_interval=1.0, serial=True, default_backoff=10.0)
+    async with make_client(upstream, clock, rules) as client:
+        await client.get(BASE)
+    assert upstream.gaps() == [pytest.approx(10.0)]
+
+
+async def test_default_backoff_is_capped_too(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(too_many(), OK))
+    rules = Politeness(min_interval=0.0, serial=True, default_backoff=60.0, max_backoff=20.0)
+    async with make_client(upstream, clock, rules) as client:
+        await client.get(BASE)
+    assert upstream.gaps() == [pytest.approx(20.0)]
+
+
+@pytest.mark.parametrize("serial", [True, False])
+async def test_retry_waits_for_the_next_slot_when_it_is_later(
+    clock: FakeClock, serial: bool
+) -> None:
+    upstream = Upstream(clock, scripted(too_many("1"), OK))
+    async with make_client(upstream, clock, Politeness(min_interval=6.0, serial=serial)) as c:
+        await c.get(BASE)
+    assert upstream.gaps() == [pytest.approx(6.0)]
+
+
+async def test_persistent_429_raises_rate_limited(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(too_many("3")))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(RateLimitedError) as caught:
+            await client.get(f"{BASE}?{QUERY}")
+    error = caught.value
+    assert isinstance(error, CoreError)
+    assert error.code is Code.RATE_LIMITED
+    assert error.details == {
+        "status": 429,
+        "retry_after": 3.0,
+        "attempts": 2,
+        "host": "api.example.org",
+    }
+    assert len(upstream.starts) == 2
+
+
+async def test_no_retries_means_one_attempt(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(too_many()))
+    rules = Politeness(min_interval=1.0, serial=True, max_retries=0)
+    async with make_client(upstream, clock, rules) as client:
+        with pytest.raises(RateLimitedError) as caught:
+            await client.get(BASE)
+    assert caught.value.details["attempts"] == 1
+    assert caught.value.details["retry_after"] is None
+    assert clock.sleeps == []
+
+
+async def test_more_retries_are_honoured(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(too_many("2"), too_many("2"), too_many("2"), OK))
+    rules = Politeness(min_interval=1.0, serial=True, max_retries=3)
+    async with make_client(upstream, clock, rules) as client:
+        response = await client.get(BASE)
+    assert response.status_code == 200
+    assert upstream.gaps() == [pytest.approx(2.0)] * 3
+
+
+@pytest.mark.parametrize(
+    ("serial", "order"), [(True, ["/a", "/a", "/b"]), (False, ["/a", "/b", "/a"])]
+)
+async def test_serial_lock_is_held_across_the_retry(
+    clock: FakeClock, serial: bool, order: list[str]
+) -> None:
+    first_sent = anyio.Event()
+
+    def respond(request: httpx.Request, n: int) -> httpx.Response:
+        if n == 1:
+            first_sent.set()
+            return too_many("3")
+        return OK
+
+    upstream = Upstream(clock, respond)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=serial)) as client:
+
+        async def second() -> None:
+            await first_sent.wait()
+            await client.get("https://api.example.org/b")
+
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.get, "https://api.example.org/a")
+                tg.start_soon(second)
+
+    assert upstream.paths == order
+    assert all(gap >= 1.0 for gap in upstream.gaps())
+
+
+async def test_503_with_retry_after_is_retried_when_listed(clock: FakeClock) -> None:
+    busy = httpx.Response(503, headers={"Retry-After": "4"})
+    upstream = Upstream(clock, scripted(busy, OK))
+    rules = Politeness(min_interval=1.0, serial=True, retry_statuses=frozenset({429, 503}))
+    async with make_client(upstream, clock, rules) as client:
+        response = await client.get(BASE)
+    assert response.status_code == 200
+    assert upstream.gaps() == [pytest.approx(4.0)]
+
+
+async def test_503_without_retry_after_is_not_retried_even_when_listed(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(httpx.Response(503), OK))
+    rules = Politeness(min_interval=1.0, serial=True, retry_statuses=frozenset({429, 503}))
+    async with make_client(upstream, clock, rules) as client:
+        with pytest.raises(UpstreamTransportError):
+            await client.get(BASE)
+    assert len(upstream.starts) == 1
+
+
+async def test_429_not_listed_is_not_retried(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(too_many("1"), OK))
+    rules = Politeness(min_interval=1.0, serial=True, retry_statuses=frozenset())
+    async with make_client(upstream, clock, rules) as client:
+        with pytest.raises(RateLimitedError) as caught:
+            await client.get(BASE)
+    assert caught.value.details["attempts"] == 1
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+def raising(exc_type: type[httpx.RequestError]) -> Respond:
+    def respond(request: httpx.Request, n: int) -> httpx.Response:
+        raise exc_type(f"failed for {request.url}", request=request)
+
+    return respond
+
+
+ERROR_CASES = {
+    "503": (scripted(httpx.Response(503, text="down SECRET123")), UpstreamTransportError),
+    "500": (scripted(httpx.Response(500)), UpstreamTransportError),
+    "read-timeout": (raising(httpx.ReadTimeout), UpstreamTransportError),
+    "connect-timeout": (raising(httpx.ConnectTimeout), UpstreamTransportError),
+    "connect-error": (raising(httpx.ConnectError), UpstreamTransportError),
+    "404": (scripted(httpx.Response(404, text="no SECRET123 夏目")), UpstreamHttpError),
+    "400": (scripted(httpx.Response(400)), UpstreamHttpError),
+    "302": (
+        scripted(httpx.Response(302, headers={"Location": f"{BASE}?{QUERY}"})),
+        UpstreamHttpError,
+    ),
+    "429": (scripted(too_many("1")), RateLimitedError),
+}
+
+
+@pytest.mark.parametrize("case", list(ERROR_CASES))
+async def test_errors_never_carry_the_query_string_or_body(clock: FakeClock, case: str) -> None:
+    respond, expected = ERROR_CASES[case]
+    upstream = Upstream(clock, respond)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(expected) as caught:
+            await client.get(BASE, params={"extra": "SECRET123"})
+        with pytest.raises(expected) as caught_inline:
+            await client.get(f"{BASE}?{QUERY}")
+
+    for error in (caught.value, caught_inline.value):
+        assert upstream.requests[-1].url.params["appid"] == "SECRET123"  # it was really sent
+        for text in (
+            str(error),
+            repr(error),
+            error.message,
+            repr(error.details),
+            error.remediation,
+        ):
+            for leak in LEAKS:
+                assert leak not in text, (case, leak, text)
+        # The httpx exception holds the full URL; it must not ride along as the cause.
+        assert error.__cause__ is None
+        assert error.__context__ is None or error.__suppress_context__
+
+
+@pytest.mark.parametrize(
+    ("exc_type", "name"),
+    [(httpx.ReadTimeout, "ReadTimeout"), (httpx.ConnectError, "ConnectError")],
+)
+async def test_transport_failures_name_the_error_class(
+    clock: FakeClock, exc_type: type[httpx.RequestError], name: str
+) -> None:
+    upstream = Upstream(clock, raising(exc_type))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(UpstreamTransportError) as caught:
+            await client.get(f"{BASE}?{QUERY}")
+    assert caught.value.code is Code.TRANSPORT_ERROR
+    assert caught.value.details == {"error": name, "host": "api.example.org", "path": "/search"}
+    assert len(upstream.starts) == 1
+
+
+async def test_5xx_is_a_transport_error_with_status(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(httpx.Response(503)))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(UpstreamTransportError) as caught:
+            await client.get(f"{BASE}?{QUERY}")
+    assert caught.value.code is Code.TRANSPORT_ERROR
+    assert caught.value.details == {"status": 503, "host": "api.example.org", "path": "/search"}
+    assert "https://api.example.org/search" in caught.value.message
+    assert len(upstream.starts) == 1
+
+
+async def test_4xx_is_an_api_error_with_status(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(httpx.Response(404)))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(UpstreamHttpError) as caught:
+            await client.get(f"{BASE}?{QUERY}")
+    assert caught.value.code is Code.API_ERROR
+    assert caught.value.details == {"status": 404, "host": "api.example.org", "path": "/search"}
+
+
+async def test_a_failed_attempt_still_counts_as_a_start(clock: FakeClock) -> None:
+    upstream = Upstream(
+        clock, lambda request, n: raising(httpx.ConnectError)(request, n) if n == 1 else OK
+    )
+    async with make_client(upstream, clock, Politeness(min_interval=4.0, serial=True)) as client:
+        with pytest.raises(UpstreamTransportError):
+            await client.get(BASE)
+        await client.get(BASE)
+    assert upstream.gaps() == [pytest.approx(4.0)]
+
+
+# --- the request itself --------------------------------------------------------------------
+
+
+async def test_2xx_is_returned_with_params_and_headers_sent(clock: FakeClock) -> None:
+    upstream = Upstream(clock, lambda request, n: httpx.Response(203, text="<xml/>"))
+    client = make_client(
+        upstream, clock, Politeness(min_interval=1.0, serial=True), headers={"Accept": "text/xml"}
+    )
+    async with client:
+        response = await client.get(f"{BASE}?a=1", params={"b": "夏目"})
+    assert response.status_code == 203
+    assert response.text == "<xml/>"
+    sent = upstream.requests[0]
+    assert sent.method == "GET"
+    assert dict(sent.url.params) == {"a": "1", "b": "夏目"}
+    assert sent.headers["User-Agent"] == "readingroom-test/1.0"
+    assert sent.headers["Accept"] == "text/xml"
+
+
+async def test_aclose_closes_the_underlying_client(clock: FakeClock) -> None:
+    client = make_client(Upstream(clock), clock, Politeness(min_interval=1.0, serial=True))
+    await client.aclose()
+    with pytest.raises(RuntimeError):
+        await client.get(BASE)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"min_interval": -0.1, "serial": True},
+        {"min_interval": float("nan"), "serial": True},
+        {"min_interval": 1.0, "serial": True, "max_retries": -1},
+    ],
+)
+def test_politeness_refuses_negative_values(kwargs: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        Politeness(**kwargs)  # type: ignore[arg-type]
+
+
+def test_politeness_defaults() -> None:
+    rules = Politeness(min_interval=1.0, serial=False)
+    assert (rules.max_retries, rules.default_backoff, rules.max_backoff) == (1, 10.0, 30.0)
+    assert rules.retry_statuses == frozenset({429})
+
+
+def test_httpx_loggers_are_quiet() -> None:
+    # Their INFO lines carry full URLs, search terms included.
+    assert logging.getLogger("httpx").level == logging.WARNING
+    assert logging.getLogger("httpcore").level == logging.WARNING
+
+
+def test_all_is_honest() -> None:
+    assert sorted(http_module.__all__) == [
+        "HttpClient",
+        "Politeness",
+        "RateLimitedError",
+        "UpstreamHttpError",
+        "UpstreamTransportError",
+    ]
+    for name in http_module.__all__:
+        assert hasattr(http_module, name)

@@ -31,7 +31,7 @@ def venv_python() -> Path:
 
 def ensure_env() -> Path:
     """Create the virtual environment and install the project (with test extras) if needed."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - run.py may be started by an old Python
         sys.exit(f"readingroom needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
     python = venv_python()
     if not python.exists():

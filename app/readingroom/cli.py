@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Sequence
 
@@ -15,8 +14,7 @@ __all__ = ["build_parser", "main"]
 def _cmd_self_test(args: argparse.Namespace) -> int:
     from .setup import selftest
 
-    command = shlex.split(args.server_command) if args.server_command else None
-    return selftest.main(command, as_json=args.json)
+    return selftest.main(args.server_command or None, as_json=args.json)
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -57,8 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and verify serial requests, the 1-second floor, the 100-record cap, the dpid guard, "
         "credit on every response, the response schema, stdout purity and the receipt chain.",
     )
-    st.add_argument("--server-command", help="command line of the ndl-mcp to test "
-                    "(default: the frozen executable beside this one, or python -m)")
+    st.add_argument("server_command", nargs="*", metavar="SERVER_COMMAND",
+                    help="after --, the command line of the ndl-mcp to test (default: the "
+                    "frozen ndl-mcp beside this executable, else python -m readingroom.ndl)")
     st.add_argument("--json", action="store_true", help="print the report as JSON")
     st.set_defaults(func=_cmd_self_test)
 

@@ -16,9 +16,7 @@ from readingroom.core.xmlsafe import UnsafeXmlError, XmlParseError, parse_xml
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ndl"
 
 XXE = (
-    b'<?xml version="1.0"?>\n'
-    b'<!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
-    b"<r>&xxe;</r>"
+    b'<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<r>&xxe;</r>'
 )
 XXE_PARAMETER = (
     b'<?xml version="1.0"?>\n'

@@ -14,7 +14,7 @@ word in the query   answer
 ``__syntax__``      ``query_syntax.xml`` ("illegal query syntax")
 ``__429__``         HTTP 429 with ``Retry-After: 1`` every time
 ``__429once__``     HTTP 429 the first time this query is seen, then books.xml
-``__429date__``     HTTP 429 with an HTTP-date Retry-After (1 s ahead), every time
+``__429date__``     HTTP 429 with an HTTP-date Retry-After (2 s ahead), every time
 ``__503__``         HTTP 503
 ``__html__``        HTTP 200 with an HTML maintenance page
 ``__truncated__``   HTTP 200 with XML cut off mid-record
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from itertools import pairwise
 from urllib.parse import parse_qs, urlsplit
 
 __all__ = ["FakeSru", "RequestRecord"]
@@ -119,12 +120,12 @@ class FakeSru:
     def overlaps(self) -> int:
         """How many requests started before the previous one had been answered."""
         log = self.log
-        return sum(1 for a, b in zip(log, log[1:], strict=False) if b.started < a.finished)
+        return sum(1 for a, b in pairwise(log) if b.started < a.finished)
 
     def gaps(self) -> list[float]:
         """Seconds between consecutive request starts."""
         log = self.log
-        return [b.started - a.started for a, b in zip(log, log[1:], strict=False)]
+        return [b.started - a.started for a, b in pairwise(log)]
 
     # ---------------------------------------------------------------- serving
     def _handle(self, req: BaseHTTPRequestHandler) -> None:
@@ -160,7 +161,7 @@ class FakeSru:
                 return 429, {"Retry-After": "1"}, b""
             return 200, xml, canned("books.xml")
         if "__429date__" in query:
-            return 429, {"Retry-After": formatdate(time.time() + 1, usegmt=True)}, b""
+            return 429, {"Retry-After": formatdate(time.time() + 2, usegmt=True)}, b""
         if "__429__" in query:
             return 429, {"Retry-After": "1"}, b""
         if "__503__" in query:

@@ -6,6 +6,7 @@ a test or the self-test can prove stdout carried JSON-RPC only, with LF framing 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import threading
@@ -175,7 +176,5 @@ class RawStdioClient:
 
     def __exit__(self, *exc: object) -> None:
         if self.proc.poll() is None:
-            try:
+            with contextlib.suppress(StdioProtocolError):
                 self.close()
-            except StdioProtocolError:
-                pass

@@ -148,13 +148,25 @@ class HttpClient:
         self.politeness = politeness
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._hosts: dict[str, _HostState] = {}
-        self._client = httpx.AsyncClient(
-            headers={**(headers or {}), "User-Agent": user_agent},
-            timeout=httpx.Timeout(timeout),
-            transport=transport,
+        self._client_options: dict[str, Any] = {
+            "headers": {**(headers or {}), "User-Agent": user_agent},
+            "timeout": httpx.Timeout(timeout),
+            "transport": transport,
             # A followed redirect would be a second request that bypasses pacing.
-            follow_redirects=False,
-        )
+            "follow_redirects": False,
+        }
+        self._client_instance: httpx.AsyncClient | None = None
+        self._closed = False
+
+    @property
+    def _client(self) -> httpx.AsyncClient:
+        # Built on first use: creating the TLS context costs tens of milliseconds, which a
+        # server would otherwise pay before it can answer `initialize`.
+        if self._closed:
+            raise RuntimeError("HttpClient is closed")
+        if self._client_instance is None:
+            self._client_instance = httpx.AsyncClient(**self._client_options)
+        return self._client_instance
 
     async def __aenter__(self) -> Self:
         return self
@@ -169,7 +181,10 @@ class HttpClient:
 
     async def aclose(self) -> None:
         """Close the underlying connection pool."""
-        await self._client.aclose()
+        self._closed = True
+        if self._client_instance is not None:
+            await self._client_instance.aclose()
+            self._client_instance = None
 
     async def get(self, url: str, params: Mapping[str, str] | None = None) -> httpx.Response:
         """GET ``url`` politely and return the 2xx response; its body is the caller's to parse.

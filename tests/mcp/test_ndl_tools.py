@@ -10,6 +10,7 @@ import pytest
 
 from readingroom.core.envelope import response_schema
 from readingroom.core.ledger import verify
+from readingroom.ndl.dcndl import NdlItem
 
 from .harness import Upstream, xml
 
@@ -61,6 +62,9 @@ async def test_search_books_returns_items_with_receipt_and_credit(upstream, sess
                                               "script": "han_kana"}]
     assert data["result"]["returned"] == len(data["items"]) > 0
     assert all(i["matched_in"] == ["title"] for i in data["items"])
+    for item in data["items"]:  # items keep the NdlItem model's shape (empty lists dropped)
+        model = NdlItem.model_validate(item)
+        assert model.model_dump(mode="json", exclude_defaults=True).items() <= item.items()
     assert data["receipt"]["deposited"] is False
     assert data["receipt"]["result_ids"] == [i["ndl_search_id"] for i in data["items"]]
     assert "RECEIPT_NOT_DEPOSITED" in codes(data)

@@ -176,7 +176,9 @@ class NdlService:
                 )
                 continue
             item = rec.item.model_copy(update={"matched_in": built.indexes})
-            items.append(item.model_dump(mode="json", exclude_none=True))
+            dumped = item.model_dump(mode="json", exclude_none=True)
+            # Empty lists say nothing and cost the model tokens; NdlItem defaults them anyway.
+            items.append({k: v for k, v in dumped.items() if v != [] and v != {}})
         for d in fatal:  # non-fatal upstream notes alongside records
             env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC, d.message, hint=d.details)
         env.items = items

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Freeze the suite into one onedir bundle, and optionally the release archive.
+
+    python build/freeze.py          → dist/readingroom/ (ndl-mcp, readingroom, _internal/)
+    python build/freeze.py --zip    → also dist/readingroom-<version>-<platform>.zip
+
+Run it with the project's environment (``.venv``), where PyInstaller is installed with the
+test extra. The same spec builds on Windows, macOS and Linux; PyInstaller does not
+cross-compile, so a Windows bundle is built on Windows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata as md
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "build" / "readingroom.spec"
+DIST = ROOT / "dist"
+WORK = ROOT / "build" / "work"
+BUNDLE = DIST / "readingroom"
+SOURCE_URL = "https://github.com/readingroom/readingroom"
+
+sys.path.insert(0, str(ROOT / "app"))
+from readingroom import __version__  # noqa: E402
+from readingroom.catalog import ADMIN_EXECUTABLE, SERVERS  # noqa: E402
+
+
+def executable_names() -> list[str]:
+    """Every executable the bundle must hold."""
+    suffix = ".exe" if sys.platform == "win32" else ""
+    return [f"{n}{suffix}" for n in [*SERVERS, ADMIN_EXECUTABLE]]
+
+
+def freeze() -> Path:
+    """Run PyInstaller on the spec and check every executable is in the bundle."""
+    began = time.monotonic()
+    cmd = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level=WARN",
+           "--distpath", str(DIST), "--workpath", str(WORK), str(SPEC)]
+    print("freezing:", " ".join(cmd), file=sys.stderr)
+    subprocess.run(cmd, check=True, cwd=ROOT)
+    missing = [n for n in executable_names() if not (BUNDLE / n).is_file()]
+    if missing:
+        sys.exit(f"freeze.py: the bundle lacks {', '.join(missing)}")
+    size = sum(p.stat().st_size for p in BUNDLE.rglob("*") if p.is_file())
+    print(f"bundle: {BUNDLE} ({size / 2**20:.1f} MiB, {len(executable_names())} executables, "
+          f"{time.monotonic() - began:.0f} s)", file=sys.stderr)
+    return BUNDLE
+
+
+def _requirements(dist_name: str, seen: set[str]) -> set[str]:
+    """The distribution and everything it requires at run time (no extras), recursively."""
+    key = re.sub(r"[-_.]+", "-", dist_name).lower()
+    if key in seen:
+        return seen
+    try:
+        dist = md.distribution(dist_name)
+    except md.PackageNotFoundError:
+        return seen
+    seen.add(key)
+    for req in dist.requires or []:
+        if "extra ==" in req:
+            continue
+        marker_ok = True
+        if ";" in req:
+            from packaging.markers import Marker  # shipped with setuptools/pip's vendor
+
+            marker_ok = Marker(req.split(";", 1)[1]).evaluate()
+        if marker_ok:
+            _requirements(re.split(r"[\s;<>=!~\[(]", req, maxsplit=1)[0], seen)
+    return seen
+
+
+def third_party_licences() -> dict[str, list[tuple[str, bytes]]]:
+    """Licence files of every bundled third-party distribution, from their metadata."""
+    out: dict[str, list[tuple[str, bytes]]] = {}
+    for key in sorted(_requirements("readingroom", set()) - {"readingroom"}):
+        dist = md.distribution(key)
+        files = [f for f in dist.files or [] if re.search(
+            r"(licen[cs]e|copying|notice|authors)", f.name, re.I) and ".dist-info" in str(f)]
+        label = f"{dist.metadata['Name']}-{dist.version}"
+        out[label] = [(f.name, f.read_binary()) for f in files if f.locate().is_file()]
+        if not out[label]:
+            out[label] = [("LICENSE-SUMMARY.txt", (
+                f"{dist.metadata['Name']} {dist.version}\nLicense: "
+                f"{dist.metadata.get('License-Expression') or dist.metadata.get('License')}\n"
+                f"Home: {dist.metadata.get('Home-page') or ''}\n").encode())]
+    return out
+
+
+def git_commit() -> str:
+    """The source commit, or 'unknown' outside a git checkout."""
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def make_zip(bundle: Path) -> Path:
+    """The release archive: bundle, installer, README, licences and the complete source."""
+    plat = {"win32": "windows", "darwin": "macos"}.get(sys.platform, sys.platform)
+    top = f"readingroom-{__version__}"
+    archive = DIST / f"{top}-{plat}-{platform.machine().lower()}.zip"
+    commit = git_commit()
+    source = DIST / "source.zip"
+    subprocess.run(["git", "archive", "--format=zip", f"--prefix={top}-source/", "-o",
+                    str(source), "HEAD"], cwd=ROOT, check=True)
+    notice = (
+        f"readingroom {__version__} (commit {commit})\n\n"
+        "readingroom is free software under the GNU Affero General Public License, version 3 "
+        "or (at your option) any later version: see LICENSE.\n\n"
+        "The complete corresponding source of this build is included in this archive as "
+        f"source/{source.name} (git archive of commit {commit}) and published at "
+        f"{SOURCE_URL}.\nThird-party components bundled in readingroom/_internal are listed "
+        "with their licence texts under licenses/.\n"
+    )
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for path in sorted(bundle.rglob("*")):
+            if path.is_file():
+                info = zipfile.ZipInfo.from_file(path, f"{top}/{path.relative_to(DIST)}")
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with path.open("rb") as fh:
+                    z.writestr(info, fh.read())
+        for path in sorted((ROOT / "installer").rglob("*")):
+            if path.is_file():
+                z.write(path, f"{top}/{path.relative_to(ROOT)}")
+        z.write(ROOT / "README.md", f"{top}/README.md")
+        z.write(ROOT / "LICENSE", f"{top}/LICENSE")
+        z.writestr(f"{top}/SOURCE.txt", notice)
+        z.write(source, f"{top}/source/{source.name}")
+        for label, files in third_party_licences().items():
+            for name, data in files:
+                z.writestr(f"{top}/licenses/{label}/{name}", data)
+    source.unlink()
+    print(f"release archive: {archive} ({archive.stat().st_size / 2**20:.1f} MiB)",
+          file=sys.stderr)
+    return archive
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--zip", action="store_true", help="also make the release archive")
+    parser.add_argument("--keep-work", action="store_true", help="keep build/work")
+    args = parser.parse_args()
+    bundle = freeze()
+    if not args.keep_work:
+        shutil.rmtree(WORK, ignore_errors=True)
+    if args.zip:
+        make_zip(bundle)
+    print(bundle)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

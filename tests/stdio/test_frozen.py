@@ -1,0 +1,90 @@
+"""The frozen bundle behaves like ``python -m``: stdio purity, tools, self-test, receipts.
+
+Runs when ``READINGROOM_FROZEN_DIR`` names a bundle made by ``python build/freeze.py``
+(``.ci/run`` freezes and sets it); skipped with a visible reason otherwise, and failing instead
+when ``READINGROOM_REQUIRE_FROZEN=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from readingroom.setup.fakesru import FakeSru
+from readingroom.setup.rawclient import RawStdioClient
+
+SUFFIX = ".exe" if sys.platform == "win32" else ""
+
+
+@pytest.fixture(scope="module")
+def bundle() -> Path:
+    configured = os.environ.get("READINGROOM_FROZEN_DIR")
+    if not configured:
+        message = "no frozen bundle: set READINGROOM_FROZEN_DIR after `python build/freeze.py`"
+        if os.environ.get("READINGROOM_REQUIRE_FROZEN") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    path = Path(configured).resolve()
+    assert (path / f"ndl-mcp{SUFFIX}").is_file(), f"{path} has no ndl-mcp"
+    return path
+
+
+def test_frozen_readingroom_self_test_uses_the_sibling_ndl_mcp(bundle):
+    done = subprocess.run([str(bundle / f"readingroom{SUFFIX}"), "self-test", "--json"],
+                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["ok"], done.stdout + done.stderr
+    assert report["command"] == [str(bundle / f"ndl-mcp{SUFFIX}")]
+
+
+def test_frozen_ndl_mcp_speaks_clean_json_rpc(bundle, tmp_path):
+    ledger = tmp_path / "r.jsonl"
+    with FakeSru() as fake:
+        env = dict(os.environ, NDL_SRU_URL=fake.url, MCP_RECEIPT_LOG=str(ledger))
+        with RawStdioClient([str(bundle / f"ndl-mcp{SUFFIX}")], env=env) as client:
+            init = client.initialize()
+            tools = client.request("tools/list", {})["result"]["tools"]
+            ok = client.call_tool("ndl_search_books", {"title": "吾輩は猫である"})
+            bad = client.call_tool("ndl_search_books", {"title": "War and Peace"})
+            assert client.close() == 0
+            assert client.stdout_problems() == []
+    assert init["result"]["serverInfo"]["version"] != "unknown"
+    assert len(tools) == 6
+    assert not ok["isError"] and ok["structuredContent"]["items"]
+    assert bad["structuredContent"]["error"]["code"] == "RESERVED_WORD_IN_QUERY"
+    verify = subprocess.run([str(bundle / f"readingroom{SUFFIX}"), "receipts", "verify",
+                             str(ledger)], capture_output=True, text=True, timeout=60)
+    assert verify.returncode == 0 and "1 receipts" in verify.stdout
+
+
+def test_frozen_help_and_version_do_not_touch_stdout_protocol(bundle):
+    done = subprocess.run([str(bundle / f"ndl-mcp{SUFFIX}"), "--version"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "" and "ndl-mcp" in done.stderr
+
+
+def test_release_archive_carries_bundle_installer_licences_and_source(bundle):
+    import zipfile
+
+    archives = sorted(bundle.parent.glob("readingroom-*.zip"))
+    if not archives:
+        pytest.skip("no release archive: run `python build/freeze.py --zip`")
+    with zipfile.ZipFile(archives[-1]) as z:
+        names = z.namelist()
+        top = names[0].split("/", 1)[0]
+        notice = z.read(f"{top}/SOURCE.txt").decode("utf-8")
+        licence = z.read(f"{top}/LICENSE").decode("utf-8")
+    assert f"{top}/readingroom/ndl-mcp{SUFFIX}" in names
+    assert f"{top}/readingroom/readingroom{SUFFIX}" in names
+    assert f"{top}/installer/install.ps1" in names and f"{top}/README.md" in names
+    assert f"{top}/source/source.zip" in names
+    assert "GNU AFFERO GENERAL PUBLIC LICENSE" in licence
+    assert "complete corresponding source" in notice
+    third_party = {n.split("/")[2] for n in names if n.startswith(f"{top}/licenses/")}
+    assert any(t.lower().startswith("mcp-") for t in third_party)
+    assert any(t.lower().startswith("lxml-") for t in third_party)

@@ -31,6 +31,18 @@ class Code(StrEnum):
     DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
     UNKNOWN_TOOL = "UNKNOWN_TOOL"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    UNSUPPORTED_FORMAT = "UNSUPPORTED_FORMAT"
+    ENCRYPTED_SOURCE = "ENCRYPTED_SOURCE"
+    CORRUPT_SOURCE = "CORRUPT_SOURCE"
+    EMPTY_SOURCE = "EMPTY_SOURCE"
+    UNSAFE_SOURCE = "UNSAFE_SOURCE"
+    BOOK_EXISTS = "BOOK_EXISTS"
+    BOOK_NOT_FOUND = "BOOK_NOT_FOUND"
+    NOT_FOUND = "NOT_FOUND"
+    STALE_LOCATOR = "STALE_LOCATOR"
+    INVALID_LOCATOR = "INVALID_LOCATOR"
+    PATH_NOT_ALLOWED = "PATH_NOT_ALLOWED"
+    CAPABILITY_UNAVAILABLE = "CAPABILITY_UNAVAILABLE"
     # --- diagnostics: the call answered; read the answer with these in mind --------------
     ZERO_RESULT = "ZERO_RESULT"
     RESULT_WINDOW_CAPPED = "RESULT_WINDOW_CAPPED"
@@ -91,6 +103,43 @@ MEANINGS: dict[Code, str] = {
         "A defect in the server itself. The message is generic; details went to the server's "
         "stderr log."
     ),
+    Code.UNSUPPORTED_FORMAT: (
+        "The file is not a format book-agent reads (PDF, EPUB 2/3, Markdown). Nothing was "
+        "registered."
+    ),
+    Code.ENCRYPTED_SOURCE: (
+        "The source file is encrypted or password-protected. Nothing was registered."
+    ),
+    Code.CORRUPT_SOURCE: (
+        "The source file is damaged or not what its name says (a broken PDF, a ZIP that is "
+        "not a readable EPUB). Nothing was registered."
+    ),
+    Code.EMPTY_SOURCE: (
+        "The source has nothing to register: zero pages or chapters, or (without "
+        "--allow-image-only) no text layer on any page."
+    ),
+    Code.UNSAFE_SOURCE: (
+        "The source was refused for safety: a ZIP bomb, a path outside the container, or an "
+        "XML construct (entities, DTD) that could read files or exhaust memory."
+    ),
+    Code.BOOK_EXISTS: "A book with this id is already registered (use --replace to rebuild).",
+    Code.BOOK_NOT_FOUND: "No registered book has this id (or this server does not serve it).",
+    Code.NOT_FOUND: "The requested record, heading, page, path or image does not exist.",
+    Code.STALE_LOCATOR: (
+        "The locator was issued for another package version of the book (or another source "
+        "file); the text it points at may have moved. Locate the passage again."
+    ),
+    Code.INVALID_LOCATOR: (
+        "The locator is malformed or was edited by hand (its fields do not agree with the "
+        "package)."
+    ),
+    Code.PATH_NOT_ALLOWED: (
+        "A path outside the allowed folder (the Book Skill, the EPUB container) was asked for."
+    ),
+    Code.CAPABILITY_UNAVAILABLE: (
+        "The book or this build lacks the capability asked for (e.g. render on an EPUB, "
+        "images in a PDF)."
+    ),
     Code.ZERO_RESULT: (
         "The upstream searched and found no record matching every term: a genuine, "
         "checked absence for this query in these providers."
@@ -138,6 +187,18 @@ _ERRORS = frozenset(
         Code.DEADLINE_EXCEEDED,
         Code.UNKNOWN_TOOL,
         Code.INTERNAL_ERROR,
+        Code.UNSUPPORTED_FORMAT,
+        Code.ENCRYPTED_SOURCE,
+        Code.CORRUPT_SOURCE,
+        Code.EMPTY_SOURCE,
+        Code.UNSAFE_SOURCE,
+        Code.BOOK_EXISTS,
+        Code.BOOK_NOT_FOUND,
+        Code.NOT_FOUND,
+        Code.STALE_LOCATOR,
+        Code.INVALID_LOCATOR,
+        Code.PATH_NOT_ALLOWED,
+        Code.CAPABILITY_UNAVAILABLE,
     }
 )
 

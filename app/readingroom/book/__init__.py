@@ -1,0 +1,1 @@
+"""book-agent: a user's own book as a registered, versioned, verifiable book package."""

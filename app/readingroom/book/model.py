@@ -1,0 +1,75 @@
+"""What an ingester hands to the rest of book-agent: raw source text in units, and a contents.
+
+Raw text is the truth: every record, search hit and locator points into ``SourceUnit.text``.
+``SourceUnit.markdown`` is an optional richer view of the same unit (headings, emphasis,
+images) that the Markdown builder may prefer *after* checking it covers the raw text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = ["SourceDocument", "SourceUnit", "TocEntry", "UnitKind"]
+
+UnitKind = Literal["pdf_page", "epub_chapter", "markdown_section"]
+
+
+@dataclass(frozen=True)
+class SourceUnit:
+    """One unit of raw source text: a PDF page, an EPUB spine item, or a Markdown section."""
+
+    kind: UnitKind
+    index: int
+    """Zero-based position: PDF page index, EPUB spine position, Markdown section number."""
+    text: str
+    """The raw extracted text in reading order, lines joined with ``\\n``."""
+    label: str | None = None
+    """PDF page label (printed number, e.g. "iii" or "3"); EPUB spine idref."""
+    href: str | None = None
+    """EPUB: the spine item's path inside the container (e.g. ``OEBPS/ch01.xhtml``).
+    Markdown: the source file name."""
+    has_text_layer: bool = True
+    """PDF: False when the page has no extractable text (scanned); it still renders."""
+    writing_mode: Literal["horizontal", "vertical"] = "horizontal"
+    line_start: int | None = None
+    """Markdown: first line (1-based) of the section in the source file."""
+    line_end: int | None = None
+    """Markdown: last line (1-based, inclusive)."""
+    anchors: tuple[tuple[str, int], ...] = ()
+    """EPUB: ``(fragment id, character offset into text)`` for every ``id`` in the chapter."""
+    images: tuple[str, ...] = ()
+    """EPUB: container paths of images the chapter references, resolved through the manifest."""
+    markdown: str | None = None
+    """An optional Markdown rendering of this unit (EPUB XHTML → Markdown); None: use text."""
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    """One contents entry (PDF outline, EPUB nav/NCX, Markdown heading)."""
+
+    title: str
+    level: int
+    """1-based depth."""
+    unit_index: int
+    """The unit it points into."""
+    char_offset: int = 0
+    """Offset into that unit's text where the entry starts (EPUB fragments, Markdown)."""
+    fragment: str | None = None
+    """EPUB: the ``#fragment`` of the contents link, if any."""
+
+
+@dataclass(frozen=True)
+class SourceDocument:
+    """A parsed source file, ready for records, the Markdown view and the index."""
+
+    format: Literal["pdf", "epub", "markdown"]
+    units: tuple[SourceUnit, ...]
+    toc: tuple[TocEntry, ...] = ()
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    language: str | None = None
+    warnings: tuple[str, ...] = ()
+    """Non-fatal findings (missing manifest item, empty nav href, vertical text joined …)."""
+    metadata: dict[str, str] = field(default_factory=dict)
+    """Format specifics, e.g. ``page_progression_direction: rtl``, PDF producer."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["SourceDocument", "SourceUnit", "TocEntry", "UnitKind"]
+__all__ = ["Record", "SourceDocument", "SourceUnit", "TocEntry", "UnitKind"]
 
 UnitKind = Literal["pdf_page", "epub_chapter", "markdown_section"]
 
@@ -73,3 +73,28 @@ class SourceDocument:
     """Non-fatal findings (missing manifest item, empty nav href, vertical text joined …)."""
     metadata: dict[str, str] = field(default_factory=dict)
     """Format specifics, e.g. ``page_progression_direction: rtl``, PDF producer."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """A bounded entry of the book (a section, or part of a long one), in reading order.
+
+    Its text is the raw source text from ``(unit_start, char_start)`` to
+    ``(unit_end, char_end)`` (end exclusive), unit slices joined with ``\n``.
+    """
+
+    record_id: str
+    """Stable across rebuilds of the same source: derived from position and heading, e.g.
+    ``r0007`` or ``r0007-2`` for the second part of a split section."""
+    order: int
+    heading_path: tuple[str, ...]
+    """Contents titles from the top level down to this record's section."""
+    text: str
+    unit_start: int
+    char_start: int
+    unit_end: int
+    char_end: int
+    md_line_start: int = 0
+    """First line (1-based) of the record in ``book.md``."""
+    md_line_end: int = 0
+    """Last line (1-based, inclusive) of the record in ``book.md``."""

@@ -177,6 +177,11 @@ class Envelope(_Model):
     query: QueryInfo | None = None
     result: ResultInfo | None = None
     items: list[dict[str, Any]] = Field(default_factory=list)
+    data: dict[str, Any] | None = Field(
+        None,
+        description="The operation's single result object when it is not a list of items "
+        "(a text read, a status, a locator).",
+    )
     diagnostics: list[Diagnostic] = Field(default_factory=list)
     sources: list[SourceInfo] = Field(default_factory=list)
     attribution: list[str] = Field(default_factory=list)

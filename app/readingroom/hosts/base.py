@@ -65,6 +65,8 @@ __all__ = [
     "check_entry",
     "is_ours",
     "ledger_path",
+    "parse_json_config",
+    "plain",
     "read_config_text",
     "replace_atomically",
     "write_config",
@@ -284,7 +286,7 @@ def _executable_problem(command: str) -> str | None:
     return None
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """A tomlkit item as plain Python; anything else unchanged."""
     unwrap = getattr(value, "unwrap", None)
     return unwrap() if callable(unwrap) else value
@@ -294,7 +296,7 @@ def check_entry(current: Any, entry: ServerEntry, command_key: str = "command") 
     """Verify one entry as found in a host file (``None`` when absent)."""
     if current is None:
         return EntryOutcome(entry.name, Action.MISSING, "no entry")
-    current = _plain(current)
+    current = plain(current)
     if not isinstance(current, Mapping):
         return EntryOutcome(entry.name, Action.FOREIGN, "entry is not a table")
     command = current.get(command_key)
@@ -572,7 +574,7 @@ class FileHost(Host):
 
     def matches(self, current: Any, entry: ServerEntry) -> bool:
         """Whether an existing entry already holds every value we would write."""
-        current = _plain(current)
+        current = plain(current)
         if not isinstance(current, Mapping):
             return False
         for key, want in self.desired_value(entry).items():
@@ -585,7 +587,7 @@ class FileHost(Host):
         return True
 
     def _command_of(self, current: Any) -> Any:
-        current = _plain(current)
+        current = plain(current)
         return current.get("command") if isinstance(current, Mapping) else None
 
     # -- operations --------------------------------------------------------------------------
@@ -765,23 +767,32 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def parse_json_config(text: str, path: Path) -> Any:
+    """Parse a JSON config strictly; duplicate keys are refused (a rewrite would drop one).
+
+    Raises:
+        ConfigParseError: naming the file, line and column.
+    """
+    if not text.strip():
+        return {}
+    try:
+        return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise ConfigParseError(
+            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "not changed. Comments and trailing commas are not JSON and a rewrite would lose "
+            "them: fix or remove them first"
+        ) from None
+    except ValueError as exc:
+        raise ConfigParseError(f"{path}: {exc}; not changed") from None
+
+
 class JsonHost(FileHost):
     """A host with a JSON config file and a ``{servers_key: {NAME: {...}}}`` table."""
 
     def parse(self, text: str, path: Path) -> Any:
-        """Parse JSON strictly (duplicate keys refused: rewriting would silently drop one)."""
-        if not text.strip():
-            return {}
-        try:
-            return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
-        except json.JSONDecodeError as exc:
-            raise ConfigParseError(
-                f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                "not changed. Comments and trailing commas are not JSON; a rewrite would lose "
-                "them, so fix or remove them first"
-            ) from None
-        except ValueError as exc:
-            raise ConfigParseError(f"{path}: {exc}; not changed") from None
+        """Parse JSON strictly (see :func:`parse_json_config`)."""
+        return parse_json_config(text, path)
 
     def dump(self, doc: Any, original: str | None) -> str:
         """Indented JSON (the file's own indent when it has one), UTF-8 characters kept."""

@@ -1,0 +1,65 @@
+"""Register the suite's servers with MCP hosts: one module per host, one write discipline.
+
+Each host can ``render`` (what ``--print`` shows), ``install`` (idempotent), ``remove`` (only
+our own entries) and ``verify``. The file hosts share :mod:`.base`'s discipline: parse or
+refuse, timestamped backup, atomic replace, UTF-8 without BOM, re-read and verify. Claude Code
+is driven through its own CLI. ``readingroom install-host`` (:mod:`.cli`) and
+``readingroom setup`` use these modules; so will the seed's ``book-agent install-host``.
+"""
+
+from __future__ import annotations
+
+from .base import (
+    Action,
+    ConfigParseError,
+    ConfigWriteError,
+    Host,
+    HostContext,
+    HostError,
+    HostOutcome,
+    ServerEntry,
+    build_entries,
+    build_entry,
+    is_ours,
+)
+from .claude_code import ClaudeCodeHost
+from .claude_desktop import ClaudeDesktopHost
+from .codex import CodexHost
+from .cursor import CursorHost
+from .gemini import GeminiHost
+from .vscode import VsCodeHost
+
+__all__ = [
+    "HOSTS",
+    "Action",
+    "ConfigParseError",
+    "ConfigWriteError",
+    "Host",
+    "HostContext",
+    "HostError",
+    "HostOutcome",
+    "ServerEntry",
+    "build_entries",
+    "build_entry",
+    "get_host",
+    "is_ours",
+]
+
+HOSTS: dict[str, type[Host]] = {
+    cls.name: cls
+    for cls in (CodexHost, ClaudeDesktopHost, ClaudeCodeHost, VsCodeHost, CursorHost, GeminiHost)
+}
+"""Every supported host by its ``--host`` name, in the order the CLI lists them."""
+
+
+def get_host(name: str, ctx: HostContext | None = None) -> Host:
+    """The host called ``name`` (see :data:`HOSTS`), bound to ``ctx`` (default: this machine).
+
+    Raises:
+        KeyError: naming the known hosts.
+    """
+    try:
+        cls = HOSTS[name]
+    except KeyError:
+        raise KeyError(f"unknown host {name!r}; known: {', '.join(HOSTS)}") from None
+    return cls(ctx or HostContext.current())

@@ -39,6 +39,9 @@ def _cmd_version(_args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``readingroom``."""
     from . import receipts
+    from .core import secrets
+    from .hosts import cli as hosts_cli
+    from .setup import command as setup_command
 
     parser = argparse.ArgumentParser(
         prog="readingroom",
@@ -61,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--json", action="store_true", help="print the report as JSON")
     st.set_defaults(func=_cmd_self_test)
 
+    setup_command.register(sub)
+    hosts_cli.register(sub)
+    secrets.register(sub)
     receipts.register(sub)
 
     sch = sub.add_parser("schema", help="print the response envelope's JSON Schema")

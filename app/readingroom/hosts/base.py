@@ -186,13 +186,28 @@ class HostContext:
         """``name`` with ``.exe`` on Windows."""
         return f"{name}.exe" if self.is_windows else name
 
+    def _pure(self, text: str) -> PurePosixPath | PureWindowsPath:
+        return PureWindowsPath(text) if self.is_windows else PurePosixPath(text)
+
+    def absolute(self, value: str | os.PathLike[str]) -> str:
+        """``value`` unchanged when already absolute, else resolved against the cwd."""
+        text = os.fspath(value)
+        if Path(text).is_absolute() or self._pure(text).is_absolute():
+            return text
+        return str(Path(text).resolve())
+
     def join(self, folder: str | os.PathLike[str], name: str) -> str:
-        """``folder/name`` as an absolute path string in this platform's native form."""
-        pure = PureWindowsPath if self.is_windows else PurePosixPath
-        base = pure(os.fspath(folder))
-        if not base.is_absolute():
-            raise ValueError(f"{os.fspath(folder)!r} is not an absolute path")
-        return str(base / name)
+        """``folder/name`` as an absolute path string.
+
+        A folder absolute on the running system is joined natively; otherwise it must be
+        absolute for the context's platform (``C:\\…`` written for Windows from elsewhere).
+        """
+        text = os.fspath(folder)
+        if Path(text).is_absolute():
+            return str(Path(text) / name)
+        if not self._pure(text).is_absolute():
+            raise ValueError(f"{text!r} is not an absolute path")
+        return str(self._pure(text) / name)
 
 
 @dataclass(frozen=True)

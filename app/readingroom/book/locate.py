@@ -1,0 +1,250 @@
+"""Source locators: finding a passage in the raw source text and proving where it is.
+
+A :class:`Locator` pins a span of the *raw* source text of one package version: unit range,
+character range, page index and label (PDF), chapter href and fragment (EPUB) or source lines
+(Markdown), a short quote, a SHA-256 of the span's folded text, and a checksum over all of it.
+``read-source`` accepts a locator only when its checksum, book, version, source hash and span
+still agree with the package: a locator from another version is STALE_LOCATOR, one edited by
+hand is INVALID_LOCATOR.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..core.errors import Code, CoreError
+from .model import SourceUnit
+from .text import is_cjk, normalise, normalise_with_offsets
+
+__all__ = ["QUOTE_CHARS", "Locator", "SourceText", "check_locator", "parse_locator"]
+
+QUOTE_CHARS = 300
+MAX_CANDIDATES = 50
+
+_KIND = {"pdf_page": "pdf_page", "epub_chapter": "epub_chapter",
+         "markdown_section": "markdown_lines"}
+
+
+class Locator(BaseModel):
+    """A verifiable pointer to a span of one package version's raw source text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    book_id: str
+    package_version: int
+    source_sha256: str
+    kind: Literal["pdf_page", "epub_chapter", "markdown_lines"]
+    unit_index: int = Field(description="First unit (PDF page index, EPUB spine position).")
+    unit_end_index: int = Field(description="Last unit of the span (inclusive).")
+    char_start: int = Field(description="Start offset in the first unit's raw text.")
+    char_end: int = Field(description="End offset (exclusive) in the last unit's raw text.")
+    page_index: int | None = Field(None, description="PDF: zero-based page index.")
+    page_label: str | None = Field(None, description="PDF: printed page label.")
+    page_end_index: int | None = None
+    page_end_label: str | None = None
+    href: str | None = Field(None, description="EPUB: chapter path in the container.")
+    fragment: str | None = Field(None, description="EPUB: nearest id at or before the start.")
+    line_start: int | None = Field(None, description="Markdown: first source line.")
+    line_end: int | None = None
+    quote: str = Field(description=f"The span's raw text (first {QUOTE_CHARS} characters).")
+    quote_truncated: bool = False
+    span_sha256: str = Field(description="SHA-256 of the span's normalised text.")
+    checksum: str = Field(description="Integrity check over every other field.")
+
+
+def _checksum(fields: dict[str, Any]) -> str:
+    body = {k: v for k, v in fields.items() if k != "checksum"}
+    canon = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canon.encode("utf-8")).hexdigest()[:32]
+
+
+def parse_locator(value: str | dict[str, Any] | Locator) -> Locator:
+    """A locator from JSON text or a dict; INVALID_LOCATOR when it does not parse."""
+    if isinstance(value, Locator):
+        return value
+    try:
+        data = json.loads(value) if isinstance(value, str) else value
+        return Locator.model_validate(data)
+    except (ValueError, ValidationError) as exc:
+        raise CoreError(
+            Code.INVALID_LOCATOR,
+            "The locator does not parse as a book-agent locator.",
+            details={"error": str(exc).splitlines()[0]},
+            remediation="Pass the `locator` object exactly as book_locate_source returned it.",
+        ) from None
+
+
+class SourceText:
+    """The raw units of one package, folded once, searchable as one string across units."""
+
+    def __init__(self, units: Sequence[SourceUnit], *, book_id: str, version: int,
+                 source_sha256: str) -> None:
+        self.units = list(units)
+        self.book_id, self.version, self.source_sha256 = book_id, version, source_sha256
+        parts: list[str] = []
+        self._unit_starts: list[int] = []  # folded position where each unit starts
+        self._offsets: list[list[int]] = []
+        pos = 0
+        for unit in self.units:
+            folded, offs = normalise_with_offsets(unit.text)
+            prev = next((p for p in reversed(parts) if p), "")
+            if prev and folded:
+                if len(prev) > 1 and prev[-1] == "-" and prev[-2].isalpha() and \
+                        folded[0].isalpha():
+                    # A word hyphenated across a page break: drop the hyphen, join the halves.
+                    self._drop_last_folded_char(parts)
+                    pos -= 1
+                elif not (is_cjk(prev[-1]) and is_cjk(folded[0])):
+                    parts.append(" ")
+                    pos += 1
+            self._unit_starts.append(pos)
+            self._offsets.append(offs)
+            parts.append(folded)
+            pos += len(folded)
+        self.folded = "".join(parts)
+
+    def _drop_last_folded_char(self, parts: list[str]) -> None:
+        for i in range(len(parts) - 1, -1, -1):
+            if parts[i]:
+                parts[i] = parts[i][:-1]
+                offs = self._offsets[-1]
+                self._offsets[-1] = offs[:-2] + offs[-1:]
+                return
+
+    # ------------------------------------------------------------------ positions
+    def _unit_at(self, pos: int) -> int:
+        return max(0, bisect.bisect_right(self._unit_starts, pos) - 1)
+
+    def _raw_pos(self, pos: int, *, end: bool) -> tuple[int, int]:
+        """A folded position → (unit, raw offset); ``end`` maps an exclusive end."""
+        if not end:
+            u = self._unit_at(pos)
+            offs = self._offsets[u]
+            return u, offs[min(pos - self._unit_starts[u], len(offs) - 1)]
+        u = self._unit_at(max(pos - 1, 0))
+        offs = self._offsets[u]
+        last = min(pos - 1 - self._unit_starts[u], len(offs) - 2)
+        if last < 0:
+            return u, 0
+        # One past the raw cluster of the last folded character (an NFKC expansion such as
+        # "ﬁ" → "fi" maps both characters to one raw position).
+        return u, max(offs[last + 1], offs[last] + 1)
+
+    def find(self, text: str, *, unit_range: tuple[int, int] | None = None) -> tuple[str, list]:
+        """All occurrences of ``text`` (folded) as raw spans, optionally within a unit range.
+
+        Returns:
+            (folded query, [((unit, char), (unit, char)), ...]) in reading order.
+        """
+        needle = normalise(text).strip()
+        if not needle:
+            raise CoreError(Code.INVALID_ARGUMENT, "The text to locate is empty after "
+                            "normalisation.", remediation="Pass a passage of the book.")
+        lo, hi = 0, len(self.folded)
+        if unit_range is not None:
+            a, b = unit_range
+            lo = self._unit_starts[a] if 0 <= a < len(self.units) else len(self.folded)
+            hi = self._unit_starts[b + 1] if b + 1 < len(self.units) else len(self.folded)
+        spans = []
+        start = self.folded.find(needle, lo, hi)
+        while start != -1 and start + len(needle) <= hi:
+            spans.append((self._raw_pos(start, end=False),
+                          self._raw_pos(start + len(needle), end=True)))
+            start = self.folded.find(needle, start + 1, hi)
+        return needle, spans
+
+    # ------------------------------------------------------------------ locators
+    def span_text(self, start: tuple[int, int], end: tuple[int, int]) -> str:
+        """Raw text of a span, unit slices joined with ``\\n``."""
+        (u0, c0), (u1, c1) = start, end
+        pieces = []
+        for u in range(u0, u1 + 1):
+            text = self.units[u].text
+            pieces.append(text[c0 if u == u0 else 0: c1 if u == u1 else len(text)])
+        return "\n".join(pieces)
+
+    def locator(self, start: tuple[int, int], end: tuple[int, int]) -> Locator:
+        """Build the checksummed locator of a raw span."""
+        (u0, c0), (u1, c1) = start, end
+        first, last = self.units[u0], self.units[u1]
+        raw = self.span_text(start, end)
+        fields: dict[str, Any] = {
+            "book_id": self.book_id,
+            "package_version": self.version,
+            "source_sha256": self.source_sha256,
+            "kind": _KIND[first.kind],
+            "unit_index": u0,
+            "unit_end_index": u1,
+            "char_start": c0,
+            "char_end": c1,
+            "quote": raw[:QUOTE_CHARS],
+            "quote_truncated": len(raw) > QUOTE_CHARS,
+            "span_sha256": hashlib.sha256(normalise(raw).encode("utf-8")).hexdigest(),
+        }
+        if first.kind == "pdf_page":
+            fields.update(page_index=first.index, page_label=first.label,
+                          page_end_index=last.index, page_end_label=last.label)
+        elif first.kind == "epub_chapter":
+            before = [fid for fid, off in first.anchors if off <= c0]
+            fields.update(href=first.href, fragment=before[-1] if before else None)
+        else:
+            fields.update(line_start=first.line_start, line_end=last.line_end)
+        loc = Locator(**fields, checksum="")
+        return loc.model_copy(update={"checksum": _checksum(loc.model_dump(mode="json"))})
+
+    def candidate(self, start, end) -> dict[str, Any]:
+        """A locate candidate: the locator and a little context."""
+        loc = self.locator(start, end)
+        (u0, c0), (u1, c1) = start, end
+        before = self.units[u0].text[max(0, c0 - 60):c0]
+        after = self.units[u1].text[c1:c1 + 60]
+        return {"locator": loc.model_dump(mode="json", exclude_none=True),
+                "prefix": " ".join(before.split()), "suffix": " ".join(after.split())}
+
+
+def check_locator(loc: Locator, source: SourceText) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Verify a locator against the package it names; returns its raw span.
+
+    Raises:
+        CoreError: STALE_LOCATOR (another version or source), INVALID_LOCATOR (edited, out of
+            range, or the span's text no longer matches).
+    """
+    if _checksum(loc.model_dump(mode="json")) != loc.checksum:
+        raise _invalid("its checksum does not match its fields (edited by hand?)")
+    if loc.book_id != source.book_id:
+        raise CoreError(Code.INVALID_LOCATOR, f"The locator is for book {loc.book_id!r}, not "
+                        f"{source.book_id!r}.", details={"locator_book": loc.book_id},
+                        remediation="Use a locator returned for this book.")
+    if loc.package_version != source.version or loc.source_sha256 != source.source_sha256:
+        raise CoreError(
+            Code.STALE_LOCATOR,
+            f"The locator was issued for version {loc.package_version} of {loc.book_id!r}; the "
+            f"current version is {source.version}.",
+            details={"locator_version": loc.package_version, "current_version": source.version},
+            remediation="Locate the passage again (book_locate_source) to get a current "
+            "locator.",
+        )
+    n = len(source.units)
+    if not (0 <= loc.unit_index <= loc.unit_end_index < n):
+        raise _invalid("its unit range is outside the book")
+    start, end = (loc.unit_index, loc.char_start), (loc.unit_end_index, loc.char_end)
+    if not (0 <= loc.char_start <= len(source.units[loc.unit_index].text)
+            and 0 <= loc.char_end <= len(source.units[loc.unit_end_index].text)
+            and start <= end):
+        raise _invalid("its character range is outside the units")
+    raw = source.span_text(start, end)
+    if hashlib.sha256(normalise(raw).encode("utf-8")).hexdigest() != loc.span_sha256:
+        raise _invalid("the text at its range is not the text it was issued for")
+    return start, end
+
+
+def _invalid(why: str) -> CoreError:
+    return CoreError(Code.INVALID_LOCATOR, f"The locator is not valid: {why}.",
+                     remediation="Pass the locator exactly as book_locate_source returned it, "
+                     "or locate the passage again.")

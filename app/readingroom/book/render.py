@@ -1,0 +1,172 @@
+"""Pictures from the source: a PDF page as PNG, an image an EPUB chapter references.
+
+Output is bounded: a rendered page's long edge is at most :data:`MAX_EDGE_PX` pixels and its
+PNG at most :data:`MAX_PNG_BYTES`; the DPI is lowered automatically for huge pages. EPUB images
+are resolved only through the container's manifest, relative to the chapter, so nothing outside
+the package's own copy of the source can be read.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from ..core.errors import Code, CoreError
+
+__all__ = ["MAX_EDGE_PX", "MAX_PNG_BYTES", "EpubImage", "RenderedPage", "epub_image",
+           "render_pdf_page"]
+
+MAX_EDGE_PX = 2000
+MAX_PNG_BYTES = 1_500_000
+DEFAULT_DPI = 150
+MIN_DPI = 24
+MAX_DPI = 600
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+
+_IMAGE_TYPES = {
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+    ".svg": "image/svg+xml", ".webp": "image/webp",
+}
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    """A rendered page: PNG bytes and what was actually done."""
+
+    png: bytes
+    page_index: int
+    page_label: str | None
+    dpi: float
+    width: int
+    height: int
+    clip: tuple[float, float, float, float] | None
+    dpi_lowered: bool
+
+
+def _pymupdf():
+    os.environ.setdefault("PYMUPDF_MESSAGE", "fd:2")
+    os.environ.setdefault("PYMUPDF_LOG", "fd:2")
+    import pymupdf
+
+    return pymupdf
+
+
+def render_pdf_page(
+    source: Path,
+    page_index: int,
+    *,
+    dpi: float = DEFAULT_DPI,
+    clip: tuple[float, float, float, float] | None = None,
+) -> RenderedPage:
+    """Render one page (zero-based) of a PDF to PNG within the size caps.
+
+    Raises:
+        CoreError: NOT_FOUND (no such page), INVALID_ARGUMENT (bad dpi or clip).
+    """
+    pymupdf = _pymupdf()
+    if not (MIN_DPI <= dpi <= MAX_DPI):
+        raise CoreError(Code.INVALID_ARGUMENT, f"dpi must be between {MIN_DPI} and {MAX_DPI}.",
+                        details={"dpi": dpi}, remediation="Omit dpi for the default (150).")
+    with pymupdf.open(source) as doc:
+        if not (0 <= page_index < doc.page_count):
+            raise CoreError(
+                Code.NOT_FOUND,
+                f"Page index {page_index} does not exist (the book has {doc.page_count} pages, "
+                "indexed from 0).",
+                details={"page_count": doc.page_count},
+                remediation="Use a zero-based page index from a locator or the search hits.",
+            )
+        page = doc[page_index]
+        area = page.rect
+        rect = None
+        if clip is not None:
+            rect = pymupdf.Rect(*clip) & area
+            if rect.is_empty or rect.width < 1 or rect.height < 1:
+                raise CoreError(Code.INVALID_ARGUMENT, "The clip rectangle lies outside the "
+                                "page or is empty.", details={"page_rect": list(area)},
+                                remediation="Give x0,y0,x1,y1 in PDF points inside the page.")
+            area = rect
+        wanted = dpi
+        long_edge_pt = max(area.width, area.height)
+        dpi = min(dpi, MAX_EDGE_PX * 72.0 / long_edge_pt)
+        while True:
+            pix = page.get_pixmap(dpi=max(int(dpi), 1), clip=rect, alpha=False)
+            png = pix.tobytes("png")
+            if len(png) <= MAX_PNG_BYTES or dpi <= MIN_DPI:
+                break
+            dpi = max(MIN_DPI, dpi * 0.75)
+        return RenderedPage(
+            png=png, page_index=page_index, page_label=page.get_label() or None,
+            dpi=float(int(dpi)), width=pix.width, height=pix.height,
+            clip=tuple(rect) if rect is not None else None, dpi_lowered=int(dpi) < int(wanted),
+        )
+
+
+@dataclass(frozen=True)
+class EpubImage:
+    """Bytes of one image from an EPUB, with its container path and media type."""
+
+    data: bytes
+    path: str
+    media_type: str
+
+
+def epub_image(source: Path, chapter_href: str, image_href: str,
+               manifest_paths: set[str] | None = None) -> EpubImage:
+    """The image ``image_href`` as referenced from ``chapter_href`` inside the EPUB.
+
+    The reference is resolved relative to the chapter's folder, percent-decoded, and must name
+    an image entry of the container (and, when given, one of the manifest's paths).
+
+    Raises:
+        CoreError: PATH_NOT_ALLOWED (outside the container, absolute, not an image),
+            NOT_FOUND (no such entry).
+    """
+    parts = urlsplit(image_href)
+    if parts.scheme or parts.netloc or image_href.startswith(("/", "\\")):
+        raise _not_allowed(image_href, "it is absolute or a URL")
+    base = posixpath.dirname(chapter_href)
+    joined = posixpath.normpath(posixpath.join(base, unquote(parts.path)))
+    if joined.startswith("../") or joined == ".." or joined.startswith("/"):
+        raise _not_allowed(image_href, "it points outside the EPUB container")
+    ext = posixpath.splitext(joined)[1].lower()
+    if ext not in _IMAGE_TYPES:
+        raise _not_allowed(image_href, "it is not an image")
+    if manifest_paths is not None and joined not in manifest_paths:
+        raise CoreError(Code.NOT_FOUND, f"{image_href!r} is not an image the EPUB's manifest "
+                        "declares.", details={"resolved": joined},
+                        remediation="Use an image href that the chapter references.")
+    with zipfile.ZipFile(source) as z:
+        try:
+            info = z.getinfo(joined)
+        except KeyError:
+            raise CoreError(Code.NOT_FOUND, f"No image {joined!r} in the EPUB.",
+                            details={"resolved": joined},
+                            remediation="Use an href exactly as the chapter gives it.") from None
+        if info.file_size > MAX_IMAGE_BYTES:
+            raise _not_allowed(image_href, "it is larger than 20 MiB")
+        data = z.read(info)
+    return EpubImage(data=data, path=joined, media_type=_sniff(data) or _IMAGE_TYPES[ext])
+
+
+def _sniff(data: bytes) -> str | None:
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    if data.lstrip()[:5] in (b"<?xml", b"<svg ") or b"<svg" in data[:512]:
+        return "image/svg+xml"
+    return None
+
+
+def _not_allowed(href: str, why: str) -> CoreError:
+    return CoreError(Code.PATH_NOT_ALLOWED, f"Image href {href!r} is refused: {why}.",
+                     remediation="Pass an image href as the chapter's Markdown gives it.")

@@ -1,0 +1,141 @@
+"""``readingroom install-host``: write, print, verify or remove the suite's entries in one host.
+
+Exit status: 0 done (or already so); 1 verify failed, or nothing was done (an entry of the same
+name belongs to another program, the ``claude`` CLI is missing so its commands were only
+printed, no server passes the NDL gate, an executable is missing, or a write failed);
+2 usage error, or a host file that does not parse (it is left untouched).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..catalog import SERVERS
+from . import HOSTS, get_host
+from .base import ConfigParseError, HostContext, HostError, HostOutcome, build_entries
+
+__all__ = ["cmd_install_host", "register"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def register(subparsers: Any) -> None:
+    """Add ``install-host`` to the ``readingroom`` argparse subparsers."""
+    parser = subparsers.add_parser(
+        "install-host",
+        help="register the suite's servers with one MCP host (or print, verify, remove)",
+        description="Register the suite's servers with one MCP host, editing only our own "
+        "entries: the file is parsed first (a file that does not parse is refused), backed up "
+        "with a timestamp, replaced atomically and read back. Without --server: every server "
+        "the NDL notification gate allows (ndl-mcp only once `readingroom setup "
+        "--notification-filed DATE` has recorded the date). Exit 0 done, 1 verify failed or "
+        "nothing done, 2 usage error or a config file that does not parse.",
+    )
+    parser.add_argument("--host", required=True, choices=list(HOSTS), help="the host")
+    parser.add_argument("--server", action="append", choices=list(SERVERS), metavar="NAME",
+                        help=f"a server to handle (repeatable; one of {', '.join(SERVERS)}; "
+                        "default: every server the notification gate allows, all for --remove)")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="the host's config file, when not in its documented place "
+                        "(for claude-code: the ~/.claude.json to read; claude writes its own)")
+    parser.add_argument("--install-dir", metavar="DIR",
+                        help="folder holding the server executables (default: the folder of "
+                        "the running program)")
+    parser.add_argument("--data-dir", metavar="DIR",
+                        help="the suite's data folder: receipt ledger, NDL notification record "
+                        "(default: as readingroom setup)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace or remove an entry of the same name even when it points "
+                        "at another program")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--print", dest="mode", action="store_const", const="print",
+                      help="print the entries (or claude commands) to add; change nothing")
+    mode.add_argument("--remove", dest="mode", action="store_const", const="remove",
+                      help="remove our entries")
+    mode.add_argument("--verify", dest="mode", action="store_const", const="verify",
+                      help="check the file parses and our entries point at existing executables")
+    parser.set_defaults(func=cmd_install_host, mode="install")
+
+
+def _say_error(message: str) -> None:
+    print(f"install-host: {message}", file=sys.stderr)
+
+
+def _servers_to_handle(args: argparse.Namespace, data_dir: Path) -> list[str] | int:
+    """The servers named or allowed by the gate; an exit status when refused."""
+    from ..setup.gate import NotificationRecordError, read_notification
+
+    if args.mode == "remove":
+        return list(args.server or SERVERS)
+    try:
+        recorded = read_notification(data_dir) is not None
+    except NotificationRecordError as exc:
+        _say_error(f"ignoring an unreadable notification record: {exc}")
+        recorded = False
+    if args.mode == "verify" and args.server:
+        return list(args.server)
+    requested = list(dict.fromkeys(args.server or SERVERS))
+    gated = [n for n in requested if SERVERS[n].requires_ndl_notification and not recorded]
+    if args.server and gated:
+        _say_error(
+            f"{', '.join(gated)} is registered only once the NDL notification date is recorded "
+            f"in {data_dir}: run `readingroom setup --notification-filed YYYY-MM-DD`"
+        )
+        return EXIT_USAGE
+    allowed = [n for n in requested if n not in gated]
+    if not allowed:
+        _say_error(
+            "no server to handle: ndl-mcp waits for the NDL notification date "
+            "(`readingroom setup --notification-filed YYYY-MM-DD`; see `readingroom setup`)"
+        )
+        return EXIT_FAILED
+    return allowed
+
+
+def cmd_install_host(args: argparse.Namespace, *, ctx: HostContext | None = None) -> int:
+    """Run ``install-host``; ``ctx`` replaces this machine's folders (tests)."""
+    from ..setup.gate import default_data_dir
+
+    context = ctx or HostContext.current()
+    host = get_host(args.host, context)
+    data_dir = Path(context.absolute(args.data_dir or default_data_dir(context)))
+    install_dir = context.absolute(args.install_dir or Path(sys.executable).parent)
+    selected = _servers_to_handle(args, data_dir)
+    if isinstance(selected, int):
+        return selected
+    try:
+        if args.mode == "remove":
+            return _report(host.remove(selected, config=args.config, force=args.force))
+        entries = build_entries([SERVERS[n] for n in selected], install_dir, data_dir, context)
+        if args.mode == "print":
+            sys.stdout.write(host.render(entries))
+            targets = [args.config] if args.config else host.target_paths()
+            for target in targets:
+                print(f"# for {host.title}: {target}", file=sys.stderr)
+            return EXIT_OK
+        if args.mode == "verify":
+            return _report(host.verify(entries, config=args.config))
+        missing = [e.command for e in entries if not Path(e.command).is_file()]
+        if missing:
+            _say_error(f"not found: {', '.join(missing)}; pass --install-dir with the folder "
+                       "holding the server executables. Nothing was changed")
+            return EXIT_FAILED
+        return _report(host.install(entries, config=args.config, force=args.force))
+    except ConfigParseError as exc:
+        _say_error(str(exc))
+        return EXIT_USAGE
+    except (HostError, ValueError) as exc:
+        _say_error(str(exc))
+        return EXIT_FAILED
+
+
+def _report(outcome: HostOutcome) -> int:
+    print(outcome.render())
+    if not outcome.ok or outcome.printed_only or not outcome.entries:
+        return EXIT_FAILED
+    return EXIT_OK

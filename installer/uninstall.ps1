@@ -1,0 +1,281 @@
+<#
+.SYNOPSIS
+Removes readingroom: its entries in your AI assistants' configuration files, then its install
+folder. Your data folder (receipt ledger, NDL notification record) is kept unless -RemoveData.
+
+.DESCRIPTION
+uninstall.ps1 first runs "readingroom setup --remove" from the installed folder, which takes
+readingroom's own entries out of every host configuration it manages (with a timestamped
+backup of each file it changes, as when installing). Only when that succeeds does it delete
+the install folder. The data folder is kept: the receipt ledger is your record of what was
+searched, and the NDL notification record saves you filing the date again. -RemoveData
+deletes it too.
+
+The installer copies this script into the install folder, so it can be run from there
+(uninstall.cmd) after the downloaded release folder is gone. When it runs from inside the
+folder it deletes, the folder itself disappears once this window closes.
+
+.PARAMETER InstallDir
+The install folder. Default: the folder this script is in when that is a readingroom install,
+else %LOCALAPPDATA%\Programs\ReadingRoom.
+
+.PARAMETER DataDir
+The data folder, used only with -RemoveData. Default: the folder the installer recorded, else
+%USERPROFILE%\ReadingRoom.
+
+.PARAMETER RemoveData
+Also delete the data folder, including the receipt ledger and the NDL notification record.
+
+.EXAMPLE
+.\uninstall.ps1
+
+Removes the host entries and the install folder; keeps the data folder.
+
+.EXAMPLE
+.\uninstall.ps1 -RemoveData -WhatIf
+
+Shows what would be removed, data folder included; changes nothing.
+
+.NOTES
+Exit codes: 0 done; 1 a step failed (for example readingroom setup --remove could not write a
+host configuration; the install folder is then kept so that you can run it again); 2 bad
+arguments. Works in Windows PowerShell 5.1 and PowerShell 7.
+#>
+[CmdletBinding(SupportsShouldProcess = $true, ConfirmImpact = 'Medium')]
+param(
+    [string]$InstallDir,
+    [string]$DataDir,
+    [switch]$RemoveData
+)
+
+Set-StrictMode -Version Latest
+$ErrorActionPreference = 'Stop'
+
+$ExitOk = 0
+$ExitFailed = 1
+$ExitUsage = 2
+$AdminExe = 'readingroom.exe'
+$InstallRecordName = 'readingroom-install.txt'
+
+function Write-Step {
+    param([string]$Message, [string]$Color = 'Gray')
+    Write-Host $Message -ForegroundColor $Color
+}
+
+function Get-FullPath {
+    param([string]$Path)
+    $full = $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($Path)
+    $root = [IO.Path]::GetPathRoot($full)
+    if ($full.Length -gt $root.Length) {
+        $full = $full.TrimEnd('\', '/')
+    }
+    return $full
+}
+
+function Test-SamePath {
+    param([string]$A, [string]$B)
+    return [string]::Equals($A.TrimEnd('\', '/'), $B.TrimEnd('\', '/'),
+        [StringComparison]::OrdinalIgnoreCase)
+}
+
+function Test-InsidePath {
+    param([string]$Path, [string]$Folder)
+    if (Test-SamePath -A $Path -B $Folder) {
+        return $true
+    }
+    return $Path.StartsWith($Folder.TrimEnd('\', '/') + '\', [StringComparison]::OrdinalIgnoreCase)
+}
+
+function Test-ProtectedFolder {
+    # True for folders that must never be deleted wholesale.
+    param([string]$Path)
+    if (Test-SamePath -A $Path -B ([IO.Path]::GetPathRoot($Path))) {
+        return $true
+    }
+    $protected = @($env:USERPROFILE, $env:APPDATA, $env:LOCALAPPDATA, $env:ProgramFiles,
+        ${env:ProgramFiles(x86)}, $env:SystemRoot, $env:ProgramData, $env:TEMP)
+    if ($env:LOCALAPPDATA) {
+        $protected += Join-Path -Path $env:LOCALAPPDATA -ChildPath 'Programs'
+    }
+    if ($env:USERPROFILE) {
+        foreach ($name in @('Desktop', 'Documents', 'Downloads', 'OneDrive')) {
+            $protected += Join-Path -Path $env:USERPROFILE -ChildPath $name
+        }
+    }
+    foreach ($folder in $protected) {
+        if ($folder -and (Test-SamePath -A $Path -B $folder)) {
+            return $true
+        }
+    }
+    return $false
+}
+
+function Get-InstallRecordValue {
+    param([string]$Folder, [string]$Key)
+    $record = Join-Path -Path $Folder -ChildPath $InstallRecordName
+    if (-not (Test-Path -LiteralPath $record -PathType Leaf)) {
+        return $null
+    }
+    foreach ($line in [IO.File]::ReadAllLines($record)) {
+        $cut = $line.IndexOf('=')
+        if ($cut -gt 0 -and $line.Substring(0, $cut).Trim() -eq $Key) {
+            $value = $line.Substring($cut + 1).Trim()
+            if ($value) {
+                return $value
+            }
+        }
+    }
+    return $null
+}
+
+function Get-ProcessFromFolder {
+    param([string]$Folder)
+    $prefix = $Folder.TrimEnd('\') + '\'
+    try {
+        return @(Get-CimInstance -ClassName Win32_Process -ErrorAction Stop | Where-Object {
+                $_.ExecutablePath -and
+                $_.ExecutablePath.StartsWith($prefix, [StringComparison]::OrdinalIgnoreCase)
+            })
+    }
+    catch {
+        Write-Verbose "Could not list running processes: $($_.Exception.Message)"
+        return @()
+    }
+}
+
+# --- 1. Where things are ---------------------------------------------------------------------
+
+if ($InstallDir) {
+    $installPath = Get-FullPath -Path $InstallDir
+}
+elseif (Test-Path -LiteralPath (Join-Path -Path $PSScriptRoot -ChildPath $AdminExe) -PathType Leaf) {
+    $installPath = Get-FullPath -Path $PSScriptRoot
+}
+elseif ($env:LOCALAPPDATA) {
+    $installPath = Join-Path -Path $env:LOCALAPPDATA -ChildPath 'Programs\ReadingRoom'
+}
+else {
+    Write-Step -Message 'LOCALAPPDATA is not set; give -InstallDir.' -Color Red
+    exit $ExitUsage
+}
+$adminPath = Join-Path -Path $installPath -ChildPath $AdminExe
+$installed = Test-Path -LiteralPath $adminPath -PathType Leaf
+
+if ((Test-Path -LiteralPath $installPath) -and -not $installed) {
+    Write-Step -Message "$installPath holds no $AdminExe, so it is not a readingroom install; nothing was removed." -Color Red
+    exit $ExitUsage
+}
+if (Test-ProtectedFolder -Path $installPath) {
+    Write-Step -Message "Refusing to remove $installPath." -Color Red
+    exit $ExitUsage
+}
+
+$dataPath = $null
+if ($DataDir) {
+    $dataPath = Get-FullPath -Path $DataDir
+}
+elseif ($installed) {
+    $dataPath = Get-InstallRecordValue -Folder $installPath -Key 'data-dir'
+}
+if (-not $dataPath -and $env:USERPROFILE) {
+    $dataPath = Join-Path -Path $env:USERPROFILE -ChildPath 'ReadingRoom'
+}
+
+Write-Step -Message 'readingroom uninstaller' -Color Cyan
+Write-Step -Message "  install folder: $installPath"
+Write-Step -Message "  data folder:    $dataPath"
+
+# --- 2. Host entries, while readingroom.exe still exists --------------------------------------
+
+if ($installed) {
+    $running = @(Get-ProcessFromFolder -Folder $installPath)
+    if ($running.Count -gt 0 -and -not $WhatIfPreference) {
+        $names = ($running | ForEach-Object { $_.Name } | Sort-Object -Unique) -join ', '
+        Write-Step -Message "Programs from $installPath are running ($names). Quit Claude Desktop, Codex and any other assistant using readingroom, then run the uninstaller again." -Color Red
+        exit $ExitFailed
+    }
+    $setupArgs = @('setup', '--remove', '--install-dir', $installPath)
+    if ($PSCmdlet.ShouldProcess('your AI assistants'' configuration files', "Remove readingroom's entries: $adminPath $($setupArgs -join ' ')")) {
+        & $adminPath @setupArgs
+        $setupExit = $LASTEXITCODE
+        if ($setupExit -ne 0) {
+            Write-Step -Message ("readingroom setup --remove failed (exit $setupExit). The install folder " +
+                "was kept so that you can fix what it names and run the uninstaller again.") -Color Red
+            exit $setupExit
+        }
+    }
+    elseif (-not $WhatIfPreference) {
+        Write-Step -Message 'Host entries kept, so the install folder is kept too (the entries point into it).'
+        exit $ExitOk
+    }
+}
+else {
+    Write-Step -Message "No readingroom install at $installPath; no host entries to remove from here." -Color Yellow
+}
+
+# --- 3. The install folder -------------------------------------------------------------------
+
+if ((Test-Path -LiteralPath $installPath) -and
+    $PSCmdlet.ShouldProcess($installPath, 'Remove the install folder')) {
+    # Our own working directory would keep the folder open.
+    [Environment]::CurrentDirectory = [IO.Path]::GetTempPath()
+    try {
+        Remove-Item -LiteralPath $installPath -Recurse -Force -Confirm:$false
+    }
+    catch {
+        Write-Verbose "Remove-Item: $($_.Exception.Message)"
+    }
+    if (Test-Path -LiteralPath $installPath) {
+        $left = @(Get-ChildItem -LiteralPath $installPath -Recurse -Force -File)
+        if ($left.Count -gt 0) {
+            Write-Step -Message "Could not remove everything in $installPath ($($left.Count) files are in use). Quit the assistants and run the uninstaller again." -Color Red
+            exit $ExitFailed
+        }
+        # Only empty folders are left: the window that started us (uninstall.cmd, double-clicked
+        # in this folder) still has it as its current directory. Remove it once that closes.
+        $quoted = '"' + $installPath + '"'
+        $loop = "for /l %i in (1,1,600) do @if exist $quoted (rd /s /q $quoted 2>nul & ping -n 2 127.0.0.1 >nul)"
+        Start-Process -FilePath "$env:SystemRoot\System32\cmd.exe" -ArgumentList ('/d /s /c "' + $loop + '"') `
+            -WorkingDirectory ([IO.Path]::GetTempPath()) -WindowStyle Hidden
+        Write-Step -Message "The empty folder $installPath will disappear once this window closes."
+    }
+    else {
+        Write-Step -Message "Removed $installPath." -Color Green
+    }
+    $parent = Split-Path -Path $installPath -Parent
+    $leaf = Split-Path -Path $installPath -Leaf
+    foreach ($pattern in @("$leaf.old-*", "$leaf.new-*")) {
+        Get-ChildItem -LiteralPath $parent -Directory -Filter $pattern -ErrorAction SilentlyContinue |
+            Remove-Item -Recurse -Force -Confirm:$false -ErrorAction SilentlyContinue
+    }
+}
+
+# --- 4. The data folder ----------------------------------------------------------------------
+
+if (-not $dataPath -or -not (Test-Path -LiteralPath $dataPath)) {
+    if ($RemoveData) {
+        Write-Step -Message "No data folder at $dataPath."
+    }
+}
+elseif (-not $RemoveData) {
+    Write-Step -Message "Kept your data folder $dataPath (receipt ledger, NDL notification record). Delete it yourself, or run the uninstaller with -RemoveData."
+}
+elseif ((Test-ProtectedFolder -Path $dataPath) -or (Test-InsidePath -Path $installPath -Folder $dataPath)) {
+    Write-Step -Message "Refusing to delete $dataPath: it is not a folder of readingroom's own." -Color Red
+    exit $ExitUsage
+}
+elseif ($PSCmdlet.ShouldProcess($dataPath, 'Remove the data folder (receipt ledger, NDL notification record)')) {
+    try {
+        Remove-Item -LiteralPath $dataPath -Recurse -Force -Confirm:$false
+    }
+    catch {
+        Write-Step -Message "Could not remove $dataPath ($($_.Exception.Message))." -Color Red
+        exit $ExitFailed
+    }
+    Write-Step -Message "Removed $dataPath." -Color Green
+}
+
+if (-not $WhatIfPreference) {
+    Write-Step -Message 'readingroom is uninstalled. Restart your assistants so they forget it.' -Color Green
+}
+exit $ExitOk

@@ -56,6 +56,7 @@ $ExitFailed = 1
 $ExitUsage = 2
 $AdminExe = 'readingroom.exe'
 $InstallRecordName = 'readingroom-install.txt'
+$NotificationFileName = 'NDL-API-NOTIFICATION.txt'
 
 function Write-Step {
     param([string]$Message, [string]$Color = 'Gray')
@@ -126,6 +127,19 @@ function Get-InstallRecordValue {
         }
     }
     return $null
+}
+
+function Test-DataFolder {
+    # A folder setup made: empty, or holding the notification record or a JSONL ledger.
+    param([string]$Path)
+    $items = @(Get-ChildItem -LiteralPath $Path -Force)
+    if ($items.Count -eq 0) {
+        return $true
+    }
+    if (Test-Path -LiteralPath (Join-Path -Path $Path -ChildPath $NotificationFileName) -PathType Leaf) {
+        return $true
+    }
+    return (@(Get-ChildItem -LiteralPath $Path -Filter '*.jsonl' -File).Count -gt 0)
 }
 
 function Get-ProcessFromFolder {
@@ -235,8 +249,13 @@ if ((Test-Path -LiteralPath $installPath) -and
         # in this folder) still has it as its current directory. Remove it once that closes.
         $quoted = '"' + $installPath + '"'
         $loop = "for /l %i in (1,1,600) do @if exist $quoted (rd /s /q $quoted 2>nul & ping -n 2 127.0.0.1 >nul)"
-        Start-Process -FilePath "$env:SystemRoot\System32\cmd.exe" -ArgumentList ('/d /s /c "' + $loop + '"') `
-            -WorkingDirectory ([IO.Path]::GetTempPath()) -WindowStyle Hidden
+        $cleanup = @{
+            FilePath         = Join-Path -Path $env:SystemRoot -ChildPath 'System32\cmd.exe'
+            ArgumentList     = '/d /s /c "' + $loop + '"'
+            WorkingDirectory = [IO.Path]::GetTempPath()
+            WindowStyle      = 'Hidden'
+        }
+        Start-Process @cleanup
         Write-Step -Message "The empty folder $installPath will disappear once this window closes."
     }
     else {
@@ -260,8 +279,10 @@ if (-not $dataPath -or -not (Test-Path -LiteralPath $dataPath)) {
 elseif (-not $RemoveData) {
     Write-Step -Message "Kept your data folder $dataPath (receipt ledger, NDL notification record). Delete it yourself, or run the uninstaller with -RemoveData."
 }
-elseif ((Test-ProtectedFolder -Path $dataPath) -or (Test-InsidePath -Path $installPath -Folder $dataPath)) {
-    Write-Step -Message "Refusing to delete $dataPath: it is not a folder of readingroom's own." -Color Red
+elseif ((Test-ProtectedFolder -Path $dataPath) -or (Test-InsidePath -Path $installPath -Folder $dataPath) -or
+    -not (Test-DataFolder -Path $dataPath)) {
+    Write-Step -Message ("Refusing to delete $dataPath`: it does not look like a readingroom data folder " +
+        "(no $NotificationFileName, no .jsonl ledger). Delete it yourself if you mean to.") -Color Red
     exit $ExitUsage
 }
 elseif ($PSCmdlet.ShouldProcess($dataPath, 'Remove the data folder (receipt ledger, NDL notification record)')) {

@@ -108,8 +108,14 @@ def _at(node: Node, rule: str, message: str) -> Finding:
 # --- checkers --------------------------------------------------------------------------------
 
 
+_AUTOMATIC_PUNCT = {"$_", "$?", "$$", "$^"}
+
+
 def syntax_errors(data: bytes) -> list[Finding]:
-    """Every ERROR and MISSING node of the tree, with where it starts."""
+    """Every ERROR and MISSING node of the tree, with where it starts; and one PowerShell parse
+    error the grammar misses: ``"$name:"`` in a string (a drive or scope qualifier with no name
+    after it, "Variable reference is not valid")."""
+    code = _code(data)
     findings = []
     for node in _walk(parse(data).root_node):
         if node.is_error:
@@ -117,6 +123,11 @@ def syntax_errors(data: bytes) -> list[Finding]:
             findings.append(_at(node, "parse-error", f"ERROR node near {snippet!r}"))
         elif node.is_missing:
             findings.append(_at(node, "parse-missing", f"MISSING {node.type!r}"))
+        elif node.type == "variable" and code[node.end_byte:node.end_byte + 1] == b":":
+            text = _text(node)
+            if not text.startswith("${") and ":" not in text and text not in _AUTOMATIC_PUNCT:
+                findings.append(_at(node, "parse-variable-colon",
+                                    f"{text} followed by ':' (write ${{name}}: or `:)"))
     return findings
 
 
@@ -603,22 +614,27 @@ def _sample(tmp_path: Path, name: str, content: bytes) -> bytes:
         (b"$h = @{ a = 1; b = }\nforeach ($x in $y {\n}\n", None, None),
         (b"Write-Host 'ok'\nif ($true) {\n  Write-Host 'no closing brace'\n", None, None),
         (b"$x = $a ? 1 : 2\n", 1, None),
+        (b"$a = 1\nWrite-Host \"Refusing $dataPath: not ours\"\n", 2, 22),
+        (b"Write-Host \"$a: b\"\n", 1, 13),
     ],
 )
 def test_syntax_check_reports_broken_scripts(tmp_path: Path, source: bytes, line: int | None,
                                              col: int | None) -> None:
-    findings = syntax_errors(_sample(tmp_path, "bad.ps1", source))
+    findings = sorted(syntax_errors(_sample(tmp_path, "bad.ps1", source)))
     assert findings
-    assert all(f.rule in ("parse-error", "parse-missing") for f in findings)
+    assert all(f.rule.startswith("parse-") for f in findings)
     if line is not None:
         assert findings[0].line == line
-    assert re.fullmatch(r"\d+:\d+: parse-(error|missing): .+", str(findings[0]))
+    if col is not None:
+        assert findings[0].col == col
+    assert re.fullmatch(r"\d+:\d+: parse-[a-z-]+: .+", str(findings[0]))
 
 
 def test_syntax_check_accepts_the_house_style(tmp_path: Path) -> None:
     good = (b"[CmdletBinding(SupportsShouldProcess = $true)]\nparam([string]$A)\n"
             b"switch ($A) {\n    'x' { 1 }\n    default { 2 }\n}\n"
-            b"& \"$PSScriptRoot\\readingroom.exe\" setup --install-dir $A\n$code = $LASTEXITCODE\n")
+            b"& \"$PSScriptRoot\\readingroom.exe\" setup --install-dir $A\n$code = $LASTEXITCODE\n"
+            b"Write-Host \"${A}: $env:TEMP $($A): $A`: $_\"\n")
     assert syntax_errors(_sample(tmp_path, "good.ps1", good)) == []
 
 

@@ -1,0 +1,302 @@
+"""``book-agent``: the command line over the Core (the MCP server shares the same Core).
+
+Every command prints readable text, or with ``--json`` the same envelope the MCP tool returns.
+Errors are one line on stderr (code, message, remediation) and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.envelope import Envelope
+from ..core.errors import Code, CoreError
+
+__all__ = ["default_data_dir", "main"]
+
+ENV_DATA_DIR = "BOOK_AGENT_DATA_DIR"
+
+
+def default_data_dir() -> Path:
+    """``$BOOK_AGENT_DATA_DIR``, else the suite's data folder + ``book-agent``.
+
+    On Windows the suite's data folder is ``%USERPROFILE%\\ReadingRoom``, outside AppData:
+    Store-packaged hosts virtualise AppData writes, which would hide packages from each other.
+    """
+    configured = os.environ.get(ENV_DATA_DIR, "").strip()
+    if configured:
+        return Path(configured)
+    if sys.platform == "win32":
+        return Path.home() / "ReadingRoom" / "book-agent"
+    import platformdirs
+
+    return platformdirs.user_data_path("readingroom") / "book-agent"
+
+
+class _Progress:
+    """Pages done / total on stderr: a bar on a terminal, a line per tenth otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last_tenth = -1
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if total <= 0:
+            return
+        if self.tty:
+            width = 30
+            filled = int(width * done / total)
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {what}")
+            if done >= total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+            return
+        tenth = done * 10 // total
+        if tenth != self.last_tenth:
+            self.last_tenth = tenth
+            print(f"book-agent: {done}/{total} {what}", file=sys.stderr, flush=True)
+
+
+def _hints(pairs: Sequence[str] | None) -> dict[str, str]:
+    hints: dict[str, str] = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CoreError(Code.INVALID_ARGUMENT, f"Hint {pair!r} is not KEY=VALUE.",
+                            remediation="e.g. --hint pages=10-20 --hint heading=Einleitung")
+        hints[key.strip()] = value.strip()
+    return hints
+
+
+def _locator_arg(value: str) -> Any:
+    if value == "-":
+        return sys.stdin.read()
+    if value.startswith("@"):
+        return Path(value[1:]).read_text(encoding="utf-8")
+    return value
+
+
+def _clip(value: str | None) -> tuple[float, float, float, float] | None:
+    if value is None:
+        return None
+    try:
+        x0, y0, x1, y1 = (float(v) for v in value.split(","))
+    except ValueError:
+        raise CoreError(Code.INVALID_ARGUMENT, f"--clip {value!r} is not x0,y0,x1,y1.",
+                        remediation="e.g. --clip 0,0,300,200 (PDF points)") from None
+    return x0, y0, x1, y1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``book-agent``."""
+    p = argparse.ArgumentParser(prog="book-agent", description="Your own books as verifiable "
+                                "book packages: init, search, read, locate, render.")
+    p.add_argument("--data-dir", type=Path, default=None,
+                   help=f"data folder (default ${ENV_DATA_DIR} or the suite's data folder)")
+    p.add_argument("--json", action="store_true", help="print the envelope as JSON")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    c = sub.add_parser("init", help="register a book (PDF, EPUB, Markdown)")
+    c.add_argument("source", type=Path)
+    c.add_argument("--id", dest="book_id")
+    c.add_argument("--title")
+    c.add_argument("--replace", action="store_true", help="build a new version of an id")
+    c.add_argument("--allow-image-only", action="store_true",
+                   help="register a book without any text layer (render only)")
+
+    c = sub.add_parser("search", help="ranked records for a query")
+    c.add_argument("book_id")
+    c.add_argument("query")
+    c.add_argument("--top-k", type=int, default=10)
+    c.add_argument("--strict", action="store_true", help="every term (and quoted phrase)")
+    c.add_argument("--hint", action="append", metavar="KEY=VALUE")
+
+    c = sub.add_parser("locate", help="find a passage in the raw source text")
+    c.add_argument("book_id")
+    g = c.add_mutually_exclusive_group(required=True)
+    g.add_argument("--record", dest="record_id")
+    g.add_argument("--text")
+    c.add_argument("--hint", action="append", metavar="KEY=VALUE")
+
+    c = sub.add_parser("read-source", help="the source text at a locator")
+    c.add_argument("locator", help="locator JSON, @FILE, or - for stdin")
+    c.add_argument("--max-chars", type=int)
+    c.add_argument("--offset", type=int, default=0)
+
+    c = sub.add_parser("read-entry", help="a record and its neighbours")
+    c.add_argument("book_id")
+    c.add_argument("record_id")
+    c.add_argument("--neighbors", type=int, default=0)
+    c.add_argument("--max-chars", type=int)
+
+    c = sub.add_parser("read-markdown", help="lines of book.md by range or heading")
+    c.add_argument("book_id")
+    c.add_argument("--start-line", type=int)
+    c.add_argument("--end-line", type=int)
+    c.add_argument("--heading")
+    c.add_argument("--max-chars", type=int)
+
+    c = sub.add_parser("skill", help="read a Book Skill file, or `skill export`")
+    c.add_argument("words", nargs="+", metavar="BOOK_ID [PATH] | export BOOK_ID")
+    c.add_argument("--max-chars", type=int)
+    c.add_argument("--dir", type=Path, help="export: copy the skill folder here")
+    c.add_argument("--zip", type=Path, help="export: write the skill as this zip")
+
+    c = sub.add_parser("render-page", help="a PDF page as PNG")
+    c.add_argument("book_id")
+    c.add_argument("page_index", type=int, help="zero-based page index")
+    c.add_argument("--dpi", type=float)
+    c.add_argument("--clip", help="x0,y0,x1,y1 in PDF points")
+    c.add_argument("--out", type=Path, required=True)
+
+    c = sub.add_parser("epub-image", help="an image referenced by an EPUB chapter")
+    c.add_argument("book_id")
+    c.add_argument("locator", help="a chapter locator: JSON, @FILE, or -")
+    c.add_argument("href")
+    c.add_argument("--out", type=Path, required=True)
+
+    sub.add_parser("list", help="registered books")
+    c = sub.add_parser("status", help="package, counts and capabilities")
+    c.add_argument("book_id", nargs="?")
+    c = sub.add_parser("remove", help="unregister a book and delete its package")
+    c.add_argument("book_id")
+    c = sub.add_parser("demo", help="the embedded demo: a book made from this project's docs")
+    c.add_argument("--keep", type=Path, help="keep the demo data folder here")
+    return p
+
+
+def _run(args: argparse.Namespace) -> Envelope:
+    from .service import BookService
+
+    if args.command == "demo":
+        from .demo import run_demo
+
+        return run_demo(keep=args.keep, say=lambda m: print(m, file=sys.stderr))
+    service = BookService(args.data_dir or default_data_dir())
+    cmd = args.command
+    if cmd == "init":
+        return service.init(args.source, book_id=args.book_id, title=args.title,
+                            replace=args.replace, allow_image_only=args.allow_image_only,
+                            progress=_Progress())
+    if cmd == "search":
+        return service.search(args.book_id, args.query, top_k=args.top_k, strict=args.strict,
+                              hints=_hints(args.hint))
+    if cmd == "locate":
+        return service.locate(args.book_id, record_id=args.record_id, text=args.text,
+                              hints=_hints(args.hint))
+    if cmd == "read-source":
+        return service.read_source(_locator_arg(args.locator), max_chars=args.max_chars,
+                                   offset=args.offset)
+    if cmd == "read-entry":
+        return service.read_entry(args.book_id, args.record_id, neighbors=args.neighbors,
+                                  max_chars=args.max_chars)
+    if cmd == "read-markdown":
+        return service.read_markdown(args.book_id, start_line=args.start_line,
+                                     end_line=args.end_line, heading=args.heading,
+                                     max_chars=args.max_chars)
+    if cmd == "skill":
+        words = args.words
+        if words[0] == "export" and len(words) == 2:
+            return service.skill_export(words[1], dir=args.dir, zip_path=args.zip)
+        if len(words) > 2:
+            raise CoreError(Code.INVALID_ARGUMENT, "skill takes BOOK_ID [PATH] or export "
+                            "BOOK_ID.", remediation="e.g. book-agent skill my-book SKILL.md")
+        return service.skill_file(words[0], words[1] if len(words) > 1 else "SKILL.md",
+                                  max_chars=args.max_chars)
+    if cmd == "render-page":
+        env, png = service.render_page(args.book_id, args.page_index, dpi=args.dpi,
+                                       clip=_clip(args.clip))
+        args.out.write_bytes(png)
+        env.data["out"] = str(args.out)
+        return env
+    if cmd == "epub-image":
+        env, data, _mime = service.epub_image(args.book_id, _locator_arg(args.locator),
+                                              args.href)
+        args.out.write_bytes(data)
+        env.data["out"] = str(args.out)
+        return env
+    if cmd == "list":
+        return service.list()
+    if cmd == "status":
+        return service.status(args.book_id)
+    if cmd == "remove":
+        return service.remove(args.book_id)
+    raise AssertionError(cmd)
+
+
+def render_text(env: Envelope) -> str:
+    """A readable rendering of an envelope for a terminal."""
+    data = env.data or {}
+    op = env.operation
+    out: list[str] = []
+    if op == "book_search":
+        out.append(f"{len(env.items)} of {data.get('total_matches')} matching records "
+                   f"(modes: {', '.join(f'{k}={v}' for k, v in data.get('modes', {}).items())})")
+        for h in env.items:
+            where = " > ".join(h.get("heading_path", []))
+            out.append(f"  {h['record_id']}  {h['score']:.3f}  {where}")
+            out.append(f"      {h.get('snippet', '')}")
+    elif op == "book_locate_source":
+        out.append(f"{data['status']}: {data['match_count']} match(es)")
+        for c in env.items:
+            loc = c["locator"]
+            where = (f"page index {loc.get('page_index')} (label {loc.get('page_label')})"
+                     if loc["kind"] == "pdf_page" else loc.get("href") or
+                     f"lines {loc.get('line_start')}-{loc.get('line_end')}")
+            out.append(f"  {where}: …{c['prefix'][-40:]} «{loc['quote'][:80]}» "
+                       f"{c['suffix'][:40]}…")
+            out.append("  locator: " + json.dumps(loc, ensure_ascii=False))
+    elif op in ("book_read_source", "book_get_skill", "book_read_markdown") and "text" in data:
+        out.append(data["text"])
+        if data.get("truncated"):
+            nxt = data.get("next_offset") or data.get("next_line")
+            out.append(f"[truncated: continue at {nxt}]")
+    elif op == "book_read_entry":
+        for item in env.items:
+            mark = ">>" if item["is_target"] else "  "
+            out.append(f"{mark} {item['record_id']}  {' > '.join(item['heading_path'])}")
+            out.append(item["text"])
+    elif op in ("book_list", "book_status") and env.items is not None and data == {}:
+        for b in env.items:
+            out.append(f"{b['book_id']}  v{b['version']}  {b['format']}  {b['units']} units  "
+                       f"{b['title']}")
+        if not env.items:
+            out.append("no books registered")
+    else:
+        out.append(json.dumps(data, ensure_ascii=False, indent=2))
+    for d in env.diagnostics:
+        out.append(f"[{d.level}] {d.code}: {d.message}")
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``book-agent`` console script."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+    os.environ.setdefault("PYMUPDF_MESSAGE", "fd:2")
+    os.environ.setdefault("PYMUPDF_LOG", "fd:2")
+    args = build_parser().parse_args(argv)
+    try:
+        env = _run(args)
+    except CoreError as err:
+        if args.json:
+            print(Envelope.failure("book-agent", args.command, err).to_json())
+        print(f"book-agent: {err.code}: {err.message}"
+              + (f" — {err.remediation}" if err.remediation else ""), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("book-agent: interrupted; nothing was registered by an unfinished init.",
+              file=sys.stderr)
+        return 130
+    print(env.to_json() if args.json else render_text(env))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""The embedded demo: a small book made from this project's own documentation.
+
+``book-agent demo`` (and ``python run.py demo``) renders the project's docs into a PDF (with an
+outline) and an EPUB, initialises both in a temporary data folder, searches them (Latin and
+Japanese), verifies a locator against the raw source text, renders a page to PNG, reads an EPUB
+chapter, and says where the files are. No network, no user data.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import tempfile
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+from ..core.envelope import Envelope
+from ..core.errors import Code, CoreError
+
+__all__ = ["make_demo_epub", "make_demo_pdf", "run_demo"]
+
+DEMO_DOCS = ("architecture.md", "ndl-mcp.md")
+
+
+def _demo_sources() -> list[tuple[str, str]]:
+    """(name, Markdown) of the documents the demo book is made of."""
+    folder = resources.files("readingroom.book").joinpath("demo_docs")
+    return [(name, folder.joinpath(name).read_text(encoding="utf-8")) for name in DEMO_DOCS]
+
+
+def _inline(text: str) -> str:
+    text = html.escape(text)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    text = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
+    return re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", text)
+
+
+def markdown_sections(markdown: str) -> list[tuple[int, str, str]]:
+    """Split Markdown into (level, heading, HTML body) sections (a small, sufficient subset)."""
+    sections: list[tuple[int, str, list[str]]] = []
+    body: list[str] = []
+    para: list[str] = []
+    in_code = False
+
+    def flush() -> None:
+        if para:
+            body.append("<p>" + _inline(" ".join(para)) + "</p>")
+            para.clear()
+
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            flush()
+            body.append("</pre>" if in_code else "<pre>")
+            in_code = not in_code
+            continue
+        if in_code:
+            body.append(html.escape(line))
+            continue
+        m = re.match(r"^(#{1,6})\s+(.*)$", line)
+        if m:
+            flush()
+            body = []
+            sections.append((len(m.group(1)), m.group(2).strip(), body))
+            continue
+        if not line.strip():
+            flush()
+        elif line.lstrip().startswith(("- ", "* ", "|")):
+            flush()
+            body.append("<p>" + _inline(line.strip().lstrip("-* ")) + "</p>")
+        else:
+            para.append(line.strip())
+    flush()
+    if not sections:
+        sections.append((1, "Document", body))
+    return [(lv, title, "\n".join(b)) for lv, title, b in sections]
+
+
+def make_demo_pdf(path: Path) -> Path:
+    """Render the demo documents into a PDF with an outline; each section starts a page."""
+    import pymupdf
+
+    toc: list[list] = []
+    pages = 0
+    out = pymupdf.open()
+    for name, markdown in _demo_sources():
+        for level, title, body in markdown_sections(markdown):
+            part = Path(tempfile.mkstemp(suffix=".pdf")[1])
+            writer = pymupdf.DocumentWriter(str(part))
+            story = pymupdf.Story(f"<h{min(level, 3)}>{html.escape(title)}</h{min(level, 3)}>"
+                                  f"{body}", user_css="body {font-size: 10pt;}")
+            box = pymupdf.paper_rect("a5")
+            more = 1
+            while more:
+                dev = writer.begin_page(box)
+                more, _ = story.place(box + (36, 36, -36, -36))
+                story.draw(dev)
+                writer.end_page()
+            writer.close()
+            with pymupdf.open(part) as section_pdf:
+                toc.append([min(level, 3) if toc else 1, title, pages + 1])
+                out.insert_pdf(section_pdf)
+                pages += section_pdf.page_count
+            part.unlink()
+        del name
+    out.set_toc(_monotonic_levels(toc))
+    out.set_metadata({"title": "readingroom — the project's own documentation",
+                      "author": "readingroom contributors"})
+    out.save(path)
+    out.close()
+    return path
+
+
+def _monotonic_levels(toc: list[list]) -> list[list]:
+    """PDF outlines may not skip levels downwards; clamp each level to previous + 1."""
+    fixed, prev = [], 0
+    for level, title, page in toc:
+        level = max(1, min(level, prev + 1))
+        fixed.append([level, title, page])
+        prev = level
+    return fixed
+
+
+def make_demo_epub(path: Path) -> Path:
+    """The demo documents as an EPUB 3, one chapter per document (written with ebooklib)."""
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("readingroom-demo")
+    book.set_title("readingroom — documentation (EPUB)")
+    book.set_language("en")
+    book.add_author("readingroom contributors")
+    chapters = []
+    for i, (name, markdown) in enumerate(_demo_sources(), start=1):
+        sections = markdown_sections(markdown)
+        body = "".join(f"<h{min(lv, 3)} id='s{n}'>{html.escape(t)}</h{min(lv, 3)}>{b}"
+                       for n, (lv, t, b) in enumerate(sections))
+        chapter = epub.EpubHtml(title=sections[0][1], file_name=f"chap_{i}.xhtml", lang="en")
+        chapter.content = f"<html><body>{body}</body></html>"
+        book.add_item(chapter)
+        chapters.append(chapter)
+        del name
+    book.toc = chapters
+    book.spine = ["nav", *chapters]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    epub.write_epub(str(path), book)
+    return path
+
+
+def run_demo(*, keep: Path | None = None, say: Callable[[str], None] = print) -> Envelope:
+    """Run the demo end to end and return a report envelope; raises on any failed check."""
+    from .service import BookService
+
+    root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="book-agent-demo-"))
+    root.mkdir(parents=True, exist_ok=True)
+    sources = root / "sources"
+    sources.mkdir(exist_ok=True)
+    service = BookService(root / "data")
+    checks: list[dict[str, object]] = []
+
+    def check(name: str, ok: bool, detail: str) -> None:
+        checks.append({"check": name, "ok": bool(ok), "detail": detail})
+        say(f"  {'PASS' if ok else 'FAIL'}  {name}: {detail}")
+        if not ok:
+            raise CoreError(Code.INTERNAL_ERROR, f"demo check failed: {name}: {detail}",
+                            remediation=f"Inspect the demo folder {root}.")
+
+    say(f"book-agent demo in {root}")
+    pdf = make_demo_pdf(sources / "readingroom-docs.pdf")
+    epub_path = make_demo_epub(sources / "readingroom-docs.epub")
+    for book_id, src in (("demo-pdf", pdf), ("demo-epub", epub_path)):
+        if service.registry.current_version(book_id) is not None:
+            service.remove(book_id)
+        env = service.init(src, book_id=book_id)
+        d = env.data or {}
+        check(f"init {book_id}", d.get("records", 0) > 0,
+              f"{d['units']} units, {d['records']} records, version {d['version']}")
+
+    hits = service.search("demo-pdf", "receipt ledger hash chain", top_k=3).items
+    check("search (Latin)", bool(hits), f"top hit {hits[0]['record_id']} "
+          f"{' > '.join(hits[0]['heading_path'])}" if hits else "no hit")
+    jp = service.search("demo-pdf", "国会", top_k=3).items
+    check("search (two-character Japanese)", bool(jp),
+          f"top hit {jp[0]['record_id']}" if jp else "no hit")
+
+    record = service.read_entry("demo-pdf", hits[0]["record_id"]).items[0]
+    sentence = _a_sentence(record["text"])
+    located = service.locate("demo-pdf", text=sentence)
+    status = (located.data or {}).get("status")
+    check("locate --text", status == "verified", f"{status}: «{sentence[:60]}»")
+    locator = located.items[0]["locator"]
+    read = service.read_source(locator)
+    check("read-source", read.data["verified"],
+          f"page index {locator['page_index']} (label {locator.get('page_label')})")
+
+    env, png = service.render_page("demo-pdf", locator["page_index"])
+    png_path = root / f"page-{locator['page_index']}.png"
+    png_path.write_bytes(png)
+    check("render-page", png.startswith(b"\x89PNG"), f"{env.data['width']}×"
+          f"{env.data['height']} PNG, {len(png)} bytes → {png_path}")
+
+    ehits = service.search("demo-epub", "undertakings", top_k=1).items
+    check("search EPUB", bool(ehits), f"top hit {ehits[0]['record_id']}" if ehits else "none")
+    eloc = service.locate("demo-epub", record_id=ehits[0]["record_id"]).items[0]["locator"]
+    check("EPUB locator", eloc["kind"] == "epub_chapter", f"chapter {eloc.get('href')}")
+
+    skill = service.skill_file("demo-pdf", "SKILL.md").data
+    check("Book Skill", skill["text"].startswith("---"), f"skill {skill['skill_name']}")
+    say(f"files: data {root / 'data'}; sources {sources}; page render {png_path}")
+    return Envelope(server="book-agent", operation="book_demo", items=checks,
+                    data={"folder": str(root), "data_dir": str(root / "data"),
+                          "png": str(png_path), "ok": all(c["ok"] for c in checks)})
+
+
+def _a_sentence(text: str) -> str:
+    """A distinctive stretch of text from a record, to locate again."""
+    words = " ".join(text.split()).split(" ")
+    longest = max((" ".join(words[i:i + 12]) for i in range(0, max(len(words) - 12, 1), 6)),
+                  key=len)
+    return longest

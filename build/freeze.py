@@ -31,13 +31,13 @@ SOURCE_URL = "https://github.com/readingroom/readingroom"
 
 sys.path.insert(0, str(ROOT / "app"))
 from readingroom import __version__  # noqa: E402
-from readingroom.catalog import ADMIN_EXECUTABLE, SERVERS  # noqa: E402
+from readingroom.catalog import BUNDLED_PROGRAMS  # noqa: E402
 
 
 def executable_names() -> list[str]:
     """Every executable the bundle must hold."""
     suffix = ".exe" if sys.platform == "win32" else ""
-    return [f"{n}{suffix}" for n in [*SERVERS, ADMIN_EXECUTABLE]]
+    return [f"{n}{suffix}" for n in BUNDLED_PROGRAMS]
 
 
 def freeze() -> Path:

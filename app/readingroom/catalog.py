@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ADMIN_EXECUTABLE", "SERVERS", "ServerInfo", "server"]
+__all__ = ["ADMIN_EXECUTABLE", "BUNDLED_PROGRAMS", "SERVERS", "ServerInfo", "server"]
 
 ADMIN_EXECUTABLE = "readingroom"
 """The admin CLI's executable name (also frozen into the bundle)."""
+
+BUNDLED_PROGRAMS = ("ndl-mcp", "readingroom", "book-agent")
+"""Every executable the frozen bundle holds (``build/readingroom.spec`` has one row each)."""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from readingroom.book.model import SourceDocument, SourceUnit, TocEntry
 from readingroom.book.records import MAX_RECORD_CHARS, build_book_text
 
@@ -28,7 +30,7 @@ def test_records_follow_contents_and_stay_bounded():
         TocEntry("Intro", 1, 0), TocEntry("Part A", 2, 1, 20), TocEntry("Chapter 2", 1, 3)))
     bt = build_book_text(doc)
     assert all(len(r.text) <= MAX_RECORD_CHARS + 10 for r in bt.records)
-    assert [r.heading_path for r in bt.records][0] == ("Intro",)
+    assert bt.records[0].heading_path == ("Intro",)
     assert ("Intro", "Part A") in {r.heading_path for r in bt.records}
     assert bt.records[-1].heading_path == ("Chapter 2",)
     assert [r.order for r in bt.records] == list(range(len(bt.records)))
@@ -45,7 +47,7 @@ def test_records_cover_the_raw_text_exactly_once():
     spans = [((r.unit_start, r.char_start), (r.unit_end, r.char_end)) for r in bt.records]
     assert spans[0][0] == (0, 0)
     assert spans[-1][1] == (3, len(doc.units[3].text))
-    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))  # no gap, no overlap
+    assert all(a[1] == b[0] for a, b in pairwise(spans))  # no gap, no overlap
 
 
 def test_rebuild_is_deterministic():

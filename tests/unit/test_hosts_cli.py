@@ -1,4 +1,4 @@
-"""``readingroom install-host``: every host written, re-written, verified and removed; exit codes."""
+"""``readingroom install-host``: each host written, re-written, verified, removed; exit codes."""
 
 from __future__ import annotations
 

@@ -85,8 +85,6 @@ def test_without_a_date_ndl_mcp_is_not_registered_and_the_way_on_is_shown(
     assert "ndl-mcp was NOT registered" in out
     assert gate.NDL_FORM_URL in out
     assert "Section 17" in out
-    assert (f"readingroom setup --notification-filed YYYY-MM-DD --install-dir {install_dir} "
-            f"--data-dir {data_dir}") not in out  # order is fixed: data dir first
     assert (f"readingroom setup --notification-filed YYYY-MM-DD --data-dir {data_dir} "
             f"--install-dir {install_dir} --no-self-test") in out
     assert not codex_file(ctx).exists() and not claude_file(ctx).exists()

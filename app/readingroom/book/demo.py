@@ -93,7 +93,8 @@ def make_demo_pdf(path: Path) -> Path:
             more = 1
             while more:
                 dev = writer.begin_page(box)
-                more, _ = story.place(box + (36, 36, -36, -36))
+                more, _ = story.place(pymupdf.Rect(box.x0 + 36, box.y0 + 36, box.x1 - 36,
+                                                   box.y1 - 36))
                 story.draw(dev)
                 writer.end_page()
             writer.close()

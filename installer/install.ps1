@@ -148,25 +148,15 @@ function Test-InsidePath {
     return $Path.StartsWith($prefix, [StringComparison]::OrdinalIgnoreCase)
 }
 
-function Find-Bundle {
-    # The bundle folder (holding readingroom.exe), or $null; $Tried receives the places looked at.
-    param([string]$Explicit, [System.Collections.Generic.List[string]]$Tried)
-    $candidates = @()
+function Get-BundleCandidate {
+    # Where to look for the bundle (a folder holding readingroom.exe), in order.
+    param([string]$Explicit)
     if ($Explicit) {
-        $candidates += Get-FullPath -Path $Explicit
+        return @(Get-FullPath -Path $Explicit)
     }
-    else {
-        $parent = Split-Path -Path $PSScriptRoot -Parent
-        $candidates += Join-Path -Path $parent -ChildPath 'readingroom'
-        $candidates += Join-Path -Path $parent -ChildPath 'dist\readingroom'
-    }
-    foreach ($candidate in $candidates) {
-        $Tried.Add($candidate)
-        if (Test-Path -LiteralPath (Join-Path -Path $candidate -ChildPath $AdminExe) -PathType Leaf) {
-            return $candidate
-        }
-    }
-    return $null
+    $parent = Split-Path -Path $PSScriptRoot -Parent
+    return @((Join-Path -Path $parent -ChildPath 'readingroom'),
+        (Join-Path -Path $parent -ChildPath 'dist\readingroom'))
 }
 
 function Get-InstallRecordValue {
@@ -189,17 +179,17 @@ function Get-InstallRecordValue {
 }
 
 function Get-RecordedNotificationDate {
-    # The date recorded in <data>\NDL-API-NOTIFICATION.txt by an earlier setup run, or $null.
+    # The filing date an earlier "readingroom setup" recorded in <data>\NDL-API-NOTIFICATION.txt
+    # (its "date filed: yyyy-MM-dd" line), or $null.
     param([string]$Folder)
     $record = Join-Path -Path $Folder -ChildPath $NotificationFileName
     if (-not (Test-Path -LiteralPath $record -PathType Leaf)) {
         return $null
     }
     $text = [IO.File]::ReadAllText($record)
-    foreach ($match in [regex]::Matches($text, '(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])')) {
-        if ($null -eq (Test-NotificationDate -Text $match.Value)) {
-            return $match.Value
-        }
+    $match = [regex]::Match($text, '(?im)^date filed:[ \t]*([0-9]{4}-[0-9]{2}-[0-9]{2})[ \t]*\r?$')
+    if ($match.Success -and ($null -eq (Test-NotificationDate -Text $match.Groups[1].Value))) {
+        return $match.Groups[1].Value
     }
     return $null
 }
@@ -360,11 +350,17 @@ if (-not $InstallDir) {
 $installPath = Get-FullPath -Path $InstallDir
 $adminPath = Join-Path -Path $installPath -ChildPath $AdminExe
 
-$tried = New-Object -TypeName 'System.Collections.Generic.List[string]'
-$bundle = Find-Bundle -Explicit $BundleDir -Tried $tried
+$candidates = @(Get-BundleCandidate -Explicit $BundleDir)
+$bundle = $null
+foreach ($candidate in $candidates) {
+    if (Test-Path -LiteralPath (Join-Path -Path $candidate -ChildPath $AdminExe) -PathType Leaf) {
+        $bundle = $candidate
+        break
+    }
+}
 if (-not $bundle) {
     Write-Step -Message "No readingroom bundle (a folder holding $AdminExe) was found. Looked in:" -Color Red
-    foreach ($place in $tried) {
+    foreach ($place in $candidates) {
         Write-Step -Message "    $place" -Color Red
     }
     Write-Step -Message ('Unpack the release zip and run installer\install.ps1 from it, build the bundle ' +
@@ -490,11 +486,16 @@ if ($PSCmdlet.ShouldProcess($installPath, "Install readingroom from $bundle")) {
     }
     catch {
         Write-Step -Message "Copying the bundle failed: $($_.Exception.Message)" -Color Red
-        if ((Test-Path -LiteralPath $old) -and -not (Test-Path -LiteralPath $installPath)) {
-            Move-Item -LiteralPath $old -Destination $installPath -Confirm:$false
+        try {
+            if ((Test-Path -LiteralPath $old) -and -not (Test-Path -LiteralPath $installPath)) {
+                Move-Item -LiteralPath $old -Destination $installPath -Confirm:$false
+            }
+            if (Test-Path -LiteralPath $stage) {
+                Remove-Item -LiteralPath $stage -Recurse -Force -Confirm:$false
+            }
         }
-        if (Test-Path -LiteralPath $stage) {
-            Remove-Item -LiteralPath $stage -Recurse -Force -Confirm:$false -ErrorAction SilentlyContinue
+        catch {
+            Write-Warning "Could not tidy up after the failed copy ($($_.Exception.Message)); look for $leaf.new-$stamp and $leaf.old-$stamp next to $installPath."
         }
         Write-Step -Message 'If a file is in use, quit the assistants that use readingroom and run the installer again.' -Color Red
         exit $ExitFailed
@@ -540,8 +541,15 @@ if (-not $PSCmdlet.ShouldProcess('your AI assistants'' configuration files', "Re
 }
 
 Write-Step -Message "Running: $display"
-& $adminPath @setupArgs
-$setupExit = $LASTEXITCODE
+try {
+    & $adminPath @setupArgs
+    $setupExit = $LASTEXITCODE
+}
+catch {
+    Write-Step -Message ("Could not start $adminPath ($($_.Exception.Message)). If Windows Defender or " +
+        'SmartScreen blocked it, see docs\install.md, Troubleshooting.') -Color Red
+    exit $ExitFailed
+}
 if ($setupExit -eq 0) {
     Write-Step -Message 'Done. Quit and restart your assistants (Claude Desktop: quit it from the tray icon) to load readingroom.' -Color Green
     $nowRecorded = $null

@@ -157,6 +157,50 @@ function Get-ProcessFromFolder {
     }
 }
 
+function Get-LauncherInFolder {
+    # The cmd.exe that started this PowerShell when it is running a batch file from inside
+    # $Folder (uninstall.cmd double-clicked in the install folder), else $null.
+    param([string]$Folder)
+    try {
+        $self = Get-CimInstance -ClassName Win32_Process -Filter "ProcessId = $PID" -ErrorAction Stop
+        $parent = Get-CimInstance -ClassName Win32_Process -Filter "ProcessId = $($self.ParentProcessId)" -ErrorAction Stop
+    }
+    catch {
+        Write-Verbose "Could not inspect the parent process: $($_.Exception.Message)"
+        return $null
+    }
+    if ($null -eq $parent -or $parent.Name -ne 'cmd.exe' -or -not $parent.CommandLine) {
+        return $null
+    }
+    if ($parent.CommandLine.IndexOf($Folder.TrimEnd('\') + '\', [StringComparison]::OrdinalIgnoreCase) -lt 0) {
+        return $null
+    }
+    return $parent
+}
+
+function Register-FolderRemoval {
+    # Remove $Folder from a hidden PowerShell once process $AfterProcessId has ended (0: at
+    # once), retrying for up to 30 minutes while something still holds the folder open.
+    param([string]$Folder, [int]$AfterProcessId)
+    $literal = "'" + $Folder.Replace("'", "''") + "'"
+    $command = @(
+        "if ($AfterProcessId -gt 0) { Wait-Process -Id $AfterProcessId -ErrorAction SilentlyContinue }",
+        '$deadline = (Get-Date).AddMinutes(30)',
+        "while ((Test-Path -LiteralPath $literal) -and ((Get-Date) -lt `$deadline)) {",
+        "    Remove-Item -LiteralPath $literal -Recurse -Force -ErrorAction SilentlyContinue",
+        "    if (Test-Path -LiteralPath $literal) { Start-Sleep -Seconds 2 }",
+        '}'
+    ) -join "`n"
+    $encoded = [Convert]::ToBase64String([Text.Encoding]::Unicode.GetBytes($command))
+    $cleanup = @{
+        FilePath         = (Get-Process -Id $PID).Path
+        ArgumentList     = "-NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand $encoded"
+        WorkingDirectory = [IO.Path]::GetTempPath()
+        WindowStyle      = 'Hidden'
+    }
+    Start-Process @cleanup
+}
+
 # --- 1. Where things are ---------------------------------------------------------------------
 
 if ($InstallDir) {
@@ -195,6 +239,17 @@ if (-not $dataPath -and $env:USERPROFILE) {
     $dataPath = Join-Path -Path $env:USERPROFILE -ChildPath 'ReadingRoom'
 }
 
+# Checked before anything is changed: -RemoveData deletes only a folder readingroom made.
+if ($RemoveData -and $dataPath -and (Test-Path -LiteralPath $dataPath)) {
+    if ((Test-ProtectedFolder -Path $dataPath) -or (Test-InsidePath -Path $installPath -Folder $dataPath) -or
+        -not (Test-DataFolder -Path $dataPath)) {
+        Write-Step -Message ("Refusing to delete $dataPath`: it does not look like a readingroom data " +
+            "folder (no $NotificationFileName, no .jsonl ledger). Nothing was removed; delete it " +
+            "yourself if you mean to.") -Color Red
+        exit $ExitUsage
+    }
+}
+
 Write-Step -Message 'readingroom uninstaller' -Color Cyan
 Write-Step -Message "  install folder: $installPath"
 Write-Step -Message "  data folder:    $dataPath"
@@ -210,8 +265,14 @@ if ($installed) {
     }
     $setupArgs = @('setup', '--remove', '--install-dir', $installPath)
     if ($PSCmdlet.ShouldProcess('your AI assistants'' configuration files', "Remove readingroom's entries: $adminPath $($setupArgs -join ' ')")) {
-        & $adminPath @setupArgs
-        $setupExit = $LASTEXITCODE
+        try {
+            & $adminPath @setupArgs
+            $setupExit = $LASTEXITCODE
+        }
+        catch {
+            Write-Step -Message "Could not start $adminPath ($($_.Exception.Message)); nothing was removed." -Color Red
+            exit $ExitFailed
+        }
         if ($setupExit -ne 0) {
             Write-Step -Message ("readingroom setup --remove failed (exit $setupExit). The install folder " +
                 "was kept so that you can fix what it names and run the uninstaller again.") -Color Red
@@ -233,33 +294,33 @@ if ((Test-Path -LiteralPath $installPath) -and
     $PSCmdlet.ShouldProcess($installPath, 'Remove the install folder')) {
     # Our own working directory would keep the folder open.
     [Environment]::CurrentDirectory = [IO.Path]::GetTempPath()
-    try {
-        Remove-Item -LiteralPath $installPath -Recurse -Force -Confirm:$false
-    }
-    catch {
-        Write-Verbose "Remove-Item: $($_.Exception.Message)"
-    }
-    if (Test-Path -LiteralPath $installPath) {
-        $left = @(Get-ChildItem -LiteralPath $installPath -Recurse -Force -File)
-        if ($left.Count -gt 0) {
-            Write-Step -Message "Could not remove everything in $installPath ($($left.Count) files are in use). Quit the assistants and run the uninstaller again." -Color Red
-            exit $ExitFailed
-        }
-        # Only empty folders are left: the window that started us (uninstall.cmd, double-clicked
-        # in this folder) still has it as its current directory. Remove it once that closes.
-        $quoted = '"' + $installPath + '"'
-        $loop = "for /l %i in (1,1,600) do @if exist $quoted (rd /s /q $quoted 2>nul & ping -n 2 127.0.0.1 >nul)"
-        $cleanup = @{
-            FilePath         = Join-Path -Path $env:SystemRoot -ChildPath 'System32\cmd.exe'
-            ArgumentList     = '/d /s /c "' + $loop + '"'
-            WorkingDirectory = [IO.Path]::GetTempPath()
-            WindowStyle      = 'Hidden'
-        }
-        Start-Process @cleanup
-        Write-Step -Message "The empty folder $installPath will disappear once this window closes."
+    $launcher = Get-LauncherInFolder -Folder $installPath
+    if ($launcher) {
+        # uninstall.cmd in this very folder started us: cmd.exe still has to read its last lines
+        # and keeps the folder open as its working directory, so remove it once that has ended.
+        Register-FolderRemoval -Folder $installPath -AfterProcessId $launcher.ProcessId
+        Write-Step -Message "$installPath will be removed when this window closes." -Color Green
     }
     else {
-        Write-Step -Message "Removed $installPath." -Color Green
+        try {
+            Remove-Item -LiteralPath $installPath -Recurse -Force -Confirm:$false
+        }
+        catch {
+            Write-Verbose "Remove-Item: $($_.Exception.Message)"
+        }
+        if (Test-Path -LiteralPath $installPath) {
+            $left = @(Get-ChildItem -LiteralPath $installPath -Recurse -Force -File)
+            if ($left.Count -gt 0) {
+                Write-Step -Message "Could not remove everything in $installPath ($($left.Count) files are in use). Quit the assistants and run the uninstaller again." -Color Red
+                exit $ExitFailed
+            }
+            # Only empty folders are left, held open as some window's working directory.
+            Register-FolderRemoval -Folder $installPath -AfterProcessId 0
+            Write-Step -Message "The empty folder $installPath will disappear once nothing holds it open."
+        }
+        else {
+            Write-Step -Message "Removed $installPath." -Color Green
+        }
     }
     $parent = Split-Path -Path $installPath -Parent
     $leaf = Split-Path -Path $installPath -Leaf
@@ -278,12 +339,6 @@ if (-not $dataPath -or -not (Test-Path -LiteralPath $dataPath)) {
 }
 elseif (-not $RemoveData) {
     Write-Step -Message "Kept your data folder $dataPath (receipt ledger, NDL notification record). Delete it yourself, or run the uninstaller with -RemoveData."
-}
-elseif ((Test-ProtectedFolder -Path $dataPath) -or (Test-InsidePath -Path $installPath -Folder $dataPath) -or
-    -not (Test-DataFolder -Path $dataPath)) {
-    Write-Step -Message ("Refusing to delete $dataPath`: it does not look like a readingroom data folder " +
-        "(no $NotificationFileName, no .jsonl ledger). Delete it yourself if you mean to.") -Color Red
-    exit $ExitUsage
 }
 elseif ($PSCmdlet.ShouldProcess($dataPath, 'Remove the data folder (receipt ledger, NDL notification record)')) {
     try {

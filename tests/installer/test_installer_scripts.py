@@ -134,7 +134,7 @@ def syntax_errors(data: bytes) -> list[Finding]:
 def ps1_encoding_problems(data: bytes) -> list[Finding]:
     """A .ps1 must be pure ASCII, or UTF-8 with a BOM (never UTF-16, never BOM-less UTF-8)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return [Finding(1, 1, "encoding", "UTF-16 byte order mark: save as ASCII or UTF-8 with BOM")]
+        return [Finding(1, 1, "encoding", "UTF-16 byte order mark: use ASCII or UTF-8 with BOM")]
     if data.startswith(BOM):
         try:
             data[len(BOM):].decode("utf-8")
@@ -148,6 +148,16 @@ def ps1_encoding_problems(data: bytes) -> list[Finding]:
             return [Finding(line, col, "encoding", f"non-ASCII byte 0x{byte:02x} in a file "
                             "without a UTF-8 BOM (PowerShell 5.1 would read it as ANSI)")]
     return []
+
+
+def whitespace_problems(data: bytes) -> list[Finding]:
+    """No trailing spaces or tabs (PSScriptAnalyzer's PSAvoidTrailingWhitespace warns, and the
+    Windows job fails on warnings)."""
+    findings = []
+    for match in re.finditer(rb"[ \t]+(?=\r?\n|$)", data):
+        line, col = _position(data, match.start())
+        findings.append(Finding(line, col, "trailing-whitespace", "spaces or tabs at line end"))
+    return findings
 
 
 def cmd_encoding_problems(data: bytes) -> list[Finding]:
@@ -483,9 +493,94 @@ def cmd_launch_problems(data: bytes, script: str) -> list[Finding]:
         if not re.search(r'if\s+"%~1"\s*==\s*""', lines[i - 1], re.IGNORECASE):
             findings.append(Finding(i, 1, "cmd-pause", 'pause not guarded by if "%~1"=="" '
                                     "(it would block scripted runs)"))
-    if launch_line is not None and not re.search(r"exit\s+/b", text, re.IGNORECASE):
-        findings.append(Finding(launch_line, 1, "cmd-exit", "no exit /b: PowerShell's exit code "
-                                "is not returned"))
+    # A bare "exit /b" keeps ERRORLEVEL, yet a caller (cmd /c, PowerShell) may still see 0: the
+    # code has to be saved on the line right after the call and returned explicitly.
+    if launch_line is not None:
+        following = lines[launch_line] if launch_line < len(lines) else ""
+        saved = re.match(r'\s*@?set\s+"?(\w+)=%ERRORLEVEL%"?\s*$', following, re.IGNORECASE)
+        exit_pattern = rf"^\s*@?exit\s+/b\s+%{saved.group(1) if saved else 'ERRORLEVEL'}%\s*$"
+        if saved is None or not re.search(exit_pattern, text, re.IGNORECASE | re.MULTILINE):
+            findings.append(Finding(launch_line, 1, "cmd-exit", "PowerShell's exit code is not "
+                                    'saved next (set "X=%ERRORLEVEL%") and returned (exit /b %X%)'))
+    return findings
+
+
+@dataclass(frozen=True)
+class WorkflowScript:
+    """The ``run:`` script of one workflow step, and the workflow line where it starts."""
+
+    step: str
+    shell: str | None
+    line: int
+    script: str
+
+
+def workflow_scripts(text: str) -> list[WorkflowScript]:
+    """Every step's ``run: |`` block of a GitHub Actions workflow (enough YAML for our file)."""
+    lines = text.splitlines()
+    scripts = []
+    step: dict[str, str | None] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        item = re.match(r"^\s*- (\w[\w-]*):\s*(.*)$", line)
+        if item:
+            step = {"name": item.group(2) if item.group(1) == "name" else item.group(2)}
+        shell = re.match(r"^\s*shell:\s*(\S+)", line)
+        if shell:
+            step["shell"] = shell.group(1)
+        if re.match(r"^\s*run:\s*\|\s*$", line):
+            body: list[str] = []
+            indent = None
+            j = i + 1
+            while j < len(lines):
+                current = lines[j]
+                if current.strip():
+                    width = len(current) - len(current.lstrip())
+                    indent = width if indent is None else indent
+                    if width < indent:
+                        break
+                    body.append(current[indent:])
+                else:
+                    body.append("")
+                j += 1
+            scripts.append(WorkflowScript(str(step.get("name")), step.get("shell"), i + 2,
+                                          "\n".join(body).rstrip() + "\n"))
+            i = j
+            continue
+        i += 1
+    # A shell: key after run: belongs to the same step.
+    return [WorkflowScript(s.step, _shell_of(text, s) or s.shell, s.line, s.script)
+            for s in scripts]
+
+
+def _shell_of(text: str, script: WorkflowScript) -> str | None:
+    lines = text.splitlines()
+    start = script.line - 2
+    j = start - 1
+    while j >= 0 and not re.match(r"^\s*- \w", lines[j]):
+        j -= 1
+    k = start + 1
+    while k < len(lines) and not re.match(r"^\s*- \w", lines[k]):
+        k += 1
+    for line in lines[max(j, 0):k]:
+        shell = re.match(r"^\s*shell:\s*(\S+)", line)
+        if shell:
+            return shell.group(1)
+    return None
+
+
+def windows_powershell_problems(workflow: str) -> list[Finding]:
+    """Parse errors and PS7-only constructs in the workflow's ``shell: powershell`` (5.1) steps,
+    at workflow line numbers."""
+    findings = []
+    for script in workflow_scripts(workflow):
+        if script.shell != "powershell":
+            continue
+        data = script.script.encode()
+        for f in syntax_errors(data) + ps7_only_constructs(data):
+            findings.append(Finding(script.line + f.line - 1, f.col, f.rule,
+                                    f"{f.message} (step {script.step!r})"))
     return findings
 
 
@@ -518,6 +613,12 @@ def test_ps1_parses_without_error_nodes(path: Path) -> None:
 @pytest.mark.parametrize("path", ps1_files(), ids=_ids(ps1_files()))
 def test_ps1_is_ascii_or_utf8_with_bom(path: Path) -> None:
     findings = ps1_encoding_problems(path.read_bytes())
+    assert not findings, _report(path, findings)
+
+
+@pytest.mark.parametrize("path", ps1_files(), ids=_ids(ps1_files()))
+def test_ps1_has_no_trailing_whitespace(path: Path) -> None:
+    findings = whitespace_problems(path.read_bytes())
     assert not findings, _report(path, findings)
 
 
@@ -569,7 +670,7 @@ def test_install_ps1_hands_json_and_toml_to_setup() -> None:
     """PowerShell only copies files and calls ``readingroom setup``: no JSON/TOML handling,
     the options passed through, the date checked with ParseExact, strict mode on."""
     data = (INSTALLER / "install.ps1").read_bytes()
-    text = data.decode("utf-8-sig")
+    text = data.decode("utf-8-sig").replace("\r\n", "\n")  # a Windows checkout has CRLF
     code = code_only(data).decode("ascii", "replace")
     for command in ("ConvertTo-Json", "ConvertFrom-Json", "Set-Content", "Out-File",
                     "Add-Content"):
@@ -588,13 +689,46 @@ def test_install_ps1_hands_json_and_toml_to_setup() -> None:
 
 
 def test_uninstall_ps1_removes_host_entries_first_and_keeps_data() -> None:
-    text = (INSTALLER / "uninstall.ps1").read_bytes().decode("utf-8-sig")
+    text = (INSTALLER / "uninstall.ps1").read_bytes().decode("utf-8-sig").replace("\r\n", "\n")
     remove_call = text.find("'--remove'")
-    folder_removal = text.find("Remove-Item")
+    folder_removal = text.find("Remove-Item -LiteralPath $installPath")
     assert remove_call != -1, "uninstall.ps1 never calls readingroom setup --remove"
     assert folder_removal != -1
     assert remove_call < folder_removal, "setup --remove must run while the exe still exists"
     assert "$RemoveData" in text
+
+
+WORKFLOW = REPO_ROOT / ".github" / "workflows" / "windows.yml"
+
+
+def test_workflow_windows_powershell_steps_are_51_safe() -> None:
+    text = WORKFLOW.read_text(encoding="utf-8")
+    steps = [s for s in workflow_scripts(text) if s.shell == "powershell"]
+    assert len(steps) >= 4, "expected the PSScriptAnalyzer, Pester and install steps under 5.1"
+    findings = windows_powershell_problems(text)
+    assert not findings, _report(WORKFLOW, findings)
+
+
+@pytest.mark.parametrize(
+    "needle",
+    [
+        "runs-on: windows-latest",
+        'READINGROOM_REQUIRE_SAMPLES: "0"',
+        "python run.py test",
+        "build\\freeze.py",
+        "readingroom.exe self-test -- ",
+        "READINGROOM_FROZEN_DIR",
+        "Invoke-ScriptAnalyzer",
+        "Invoke-Pester -Path installer\\tests -CI",
+        "installer\\install.ps1",
+        "'-NotificationFiled', $filed",
+        "uninstall.ps1",
+        "tomllib.loads",
+        "claude_desktop_config.json",
+    ],
+)
+def test_workflow_runs_the_windows_checks(needle: str) -> None:
+    assert needle in WORKFLOW.read_text(encoding="utf-8")
 
 
 # --- each checker catches what it is for -----------------------------------------------------
@@ -658,6 +792,12 @@ def test_encoding_check_accepts_ascii_and_bom_utf8(tmp_path: Path) -> None:
     bom = BOM + "Write-Host '\u56fd\u7acb\u56fd\u4f1a\u56f3\u66f8\u9928'\n".encode()
     assert ps1_encoding_problems(_sample(tmp_path, "b.ps1", bom)) == []
     assert syntax_errors(bom) == []  # the BOM is not handed to the grammar
+
+
+def test_whitespace_check_catches_trailing_blanks(tmp_path: Path) -> None:
+    data = _sample(tmp_path, "bad.ps1", b"Write-Host 'a'\r\n$x = 1 \r\n$y = 2\t\n$z = 3  ")
+    assert [(f.line, f.col) for f in whitespace_problems(data)] == [(2, 7), (3, 7), (4, 7)]
+    assert whitespace_problems(b"Write-Host 'a'\r\n\r\n$x = 1\n") == []
 
 
 @pytest.mark.parametrize(
@@ -840,8 +980,10 @@ def test_help_check_requires_help_before_param(tmp_path: Path) -> None:
 
 
 _GOOD_CMD = (b"@echo off\r\nsetlocal\r\n"
-             b'powershell.exe -NoProfile -ExecutionPolicy Bypass -File "%~dp0install.ps1" %* '
-             b'& (if "%~1"=="" pause) & exit /b\r\n')
+             b'powershell.exe -NoProfile -ExecutionPolicy Bypass -File "%~dp0install.ps1" %*\r\n'
+             b'set "RR_EXIT=%ERRORLEVEL%"\r\n'
+             b'if "%~1"=="" pause\r\n'
+             b"exit /b %RR_EXIT%\r\n")
 
 
 def test_cmd_launch_check_accepts_the_pattern(tmp_path: Path) -> None:
@@ -857,10 +999,14 @@ def test_cmd_launch_check_accepts_the_pattern(tmp_path: Path) -> None:
         ((b"-ExecutionPolicy Bypass ", b""), "cmd-launch"),
         ((b'"%~dp0install.ps1"', b'"install.ps1"'), "cmd-launch"),
         ((b'"%~dp0install.ps1"', b'"%~dp0uninstall.ps1"'), "cmd-launch"),
-        ((b" %* ", b" %1 "), "cmd-launch"),
-        ((b'(if "%~1"=="" pause)', b"pause"), "cmd-pause"),
-        ((b'& (if "%~1"=="" pause) ', b""), "cmd-pause"),
-        ((b" & exit /b", b""), "cmd-exit"),
+        ((b" %*\r\n", b" %1\r\n"), "cmd-launch"),
+        ((b'if "%~1"=="" pause', b"pause"), "cmd-pause"),
+        ((b'if "%~1"=="" pause\r\n', b""), "cmd-pause"),
+        ((b"exit /b %RR_EXIT%", b"exit /b"), "cmd-exit"),
+        ((b'set "RR_EXIT=%ERRORLEVEL%"\r\n', b""), "cmd-exit"),
+        ((b"exit /b %RR_EXIT%", b"exit /b %ERRORLEVEL%"), "cmd-exit"),
+        ((b'set "RR_EXIT=%ERRORLEVEL%"\r\n', b'echo done\r\nset "RR_EXIT=%ERRORLEVEL%"\r\n'),
+         "cmd-exit"),
     ],
 )
 def test_cmd_launch_check_catches_bad_launchers(tmp_path: Path, edit: tuple[bytes, bytes],
@@ -870,3 +1016,37 @@ def test_cmd_launch_check_catches_bad_launchers(tmp_path: Path, edit: tuple[byte
     data = _sample(tmp_path, "install.cmd", _GOOD_CMD.replace(old, new, 1))
     findings = cmd_launch_problems(data, "install.ps1")
     assert any(f.rule == rule for f in findings), findings
+
+
+_WORKFLOW_SAMPLE = """\
+jobs:
+  windows:
+    steps:
+      - uses: actions/checkout@v4
+      - name: fine under 7
+        shell: pwsh
+        run: |
+          $x = $a ?? 'b'
+      - name: five-one
+        shell: powershell
+        run: |
+          $ErrorActionPreference = 'Stop'
+          $y = $b ?? 'c'
+      - name: shell after run
+        run: |
+          Get-Error
+        shell: powershell
+      - name: cmd
+        shell: cmd
+        run: echo a && echo b
+"""
+
+
+def test_workflow_check_catches_ps7_in_a_51_step(tmp_path: Path) -> None:
+    text = _sample(tmp_path, "windows.yml", _WORKFLOW_SAMPLE.encode()).decode()
+    scripts = workflow_scripts(text)
+    assert [(s.step, s.shell) for s in scripts] == [
+        ("fine under 7", "pwsh"), ("five-one", "powershell"), ("shell after run", "powershell")]
+    findings = windows_powershell_problems(text)
+    assert {(f.line, f.rule) for f in findings} == {
+        (13, "parse-error"), (13, "ps7-null-coalescing"), (16, "ps7-command")}, findings

@@ -120,7 +120,7 @@ def test_without_the_cli_the_commands_are_printed_and_nothing_runs(tmp_path, ins
     entries = wanted(ctx, install_dir, tmp_path)
     outcome = host.install(entries)
     assert runner.calls == []
-    assert outcome.printed_only
+    assert outcome.printed
     assert outcome.entries[0].action is Action.PRINTED
     assert outcome.entries[0].detail.startswith(
         "claude mcp add --scope user --transport stdio ndl-mcp --env MCP_RECEIPT_LOG=")

@@ -146,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--max-chars", type=int)
     c.add_argument("--dir", type=Path, help="export: copy the skill folder here")
     c.add_argument("--zip", type=Path, help="export: write the skill as this zip")
+    c.add_argument("--overwrite", action="store_true",
+                   help="export: replace whatever is at the destination")
 
     c = sub.add_parser("render-page", help="a PDF page as PNG")
     c.add_argument("book_id")
@@ -202,7 +204,8 @@ def _run(args: argparse.Namespace) -> Envelope:
     if cmd == "skill":
         words = args.words
         if words[0] == "export" and len(words) == 2:
-            return service.skill_export(words[1], dir=args.dir, zip_path=args.zip)
+            return service.skill_export(words[1], dir=args.dir, zip_path=args.zip,
+                                        overwrite=args.overwrite)
         if len(words) > 2:
             raise CoreError(Code.INVALID_ARGUMENT, "skill takes BOOK_ID [PATH] or export "
                             "BOOK_ID.", remediation="e.g. book-agent skill my-book SKILL.md")

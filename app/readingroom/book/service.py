@@ -518,7 +518,7 @@ class BookService:
                                                  "content_trust": TRUST_NOTE})
 
     def skill_export(self, book_id: str, *, dir: Path | None = None,
-                     zip_path: Path | None = None) -> Envelope:
+                     zip_path: Path | None = None, overwrite: bool = False) -> Envelope:
         """Copy the Book Skill to a folder, or write it as a zip."""
         from .skill import export_skill
 
@@ -526,7 +526,7 @@ class BookService:
             raise CoreError(Code.INVALID_ARGUMENT, "Give exactly one of --dir or --zip.",
                             remediation="--dir ~/.agents/skills or --zip book-skill.zip")
         pkg = self._package(book_id)
-        out = export_skill(pkg.skill_dir(), dir=dir, zip_path=zip_path)
+        out = export_skill(pkg.skill_dir(), dir=dir, zip_path=zip_path, overwrite=overwrite)
         return self._env("book_skill_export", data={"book_id": book_id, "path": str(out)})
 
     # ------------------------------------------------------------------ pictures

@@ -374,15 +374,15 @@ class HostOutcome:
         )
 
     @property
-    def printed_only(self) -> bool:
-        """Nothing was changed because the host's commands were only printed."""
+    def printed(self) -> bool:
+        """Some commands were only printed, not run: registering needs the user's hand."""
         return any(e.action is Action.PRINTED for e in self.entries)
 
     def render(self) -> str:
         """A short report for people."""
         lines = [f"{self.title}:"]
         for f in self.files:
-            lines.append(f"  {f.path}" if f.path else "  (claude CLI)")
+            lines.append(f"  {f.path}" if f.path else "  (through the claude CLI)")
             lines.extend(f"    {e.name}: {e.action.value}" + (f" - {e.detail}" if e.detail else "")
                          for e in f.entries)
             lines.extend(f"    problem: {p}" for p in f.problems)
@@ -682,7 +682,7 @@ class FileHost(Host):
         paths = self._paths(config, existing_only=True)
         if not paths:
             outcome.files.append(FileOutcome(
-                None if config is None else config,
+                self.candidate_paths()[0],
                 [EntryOutcome(n, Action.ABSENT, "no config file") for n in names],
             ))
             return outcome

@@ -136,6 +136,6 @@ def cmd_install_host(args: argparse.Namespace, *, ctx: HostContext | None = None
 
 def _report(outcome: HostOutcome) -> int:
     print(outcome.render())
-    if not outcome.ok or outcome.printed_only or not outcome.entries:
+    if not outcome.ok or outcome.printed or not outcome.entries:
         return EXIT_FAILED
     return EXIT_OK

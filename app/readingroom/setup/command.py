@@ -6,9 +6,10 @@ are created when missing) plus every other supported host whose config file alre
 of them, pointing at one receipt ledger, ``<data>/receipts.jsonl``; ndl-mcp only once the NDL
 notification date is recorded. Then the installed ndl-mcp is self-tested.
 
-Exit status: 0 done; 1 a host could not be written (or its file does not parse), an executable
-is missing, or the self-test failed; 2 usage (a malformed or future date, an unknown host;
-nothing written); 3 the rest done, but ndl-mcp held back until a notification date is recorded.
+Exit status: 0 done (also when ndl-mcp was held back for want of a notification date: that is
+the gate working, and the message says how to go on); 1 a host could not be written (or its file
+does not parse), an executable is missing, or the self-test failed; 2 usage (a malformed or
+future date, an unknown host; nothing written).
 ``--remove`` removes our entries from the chosen hosts (default: every host whose config
 exists); the uninstaller uses it.
 """
@@ -50,7 +51,6 @@ from .gate import (
 
 __all__ = [
     "DEFAULT_HOSTS",
-    "EXIT_AWAITING_NOTIFICATION",
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_USAGE",
@@ -63,7 +63,6 @@ __all__ = [
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-EXIT_AWAITING_NOTIFICATION = 3
 
 DEFAULT_HOSTS = ("codex", "claude-desktop")
 """Registered with even when their config file does not exist yet."""
@@ -82,8 +81,8 @@ def register(subparsers: Any) -> None:
         description="Record the date of the NDL notification, register every server of the "
         "suite with the chosen hosts (ndl-mcp only once that date is recorded), point them all "
         "at one receipt ledger in the data folder, and self-test the installed ndl-mcp. "
-        "Exit 0 done, 1 a host or the self-test failed, 2 usage (nothing written), "
-        "3 done but ndl-mcp held back for want of a notification date.",
+        "Exit 0 done (ndl-mcp held back without a notification date counts as done), "
+        "1 a host or the self-test failed, 2 usage (nothing written).",
     )
     gate = parser.add_mutually_exclusive_group()
     gate.add_argument("--notification-filed", metavar="YYYY-MM-DD",
@@ -231,9 +230,7 @@ def _install(
             report = self_test(command)
             print(report.render())
             failed |= not report.ok
-    if failed:
-        return EXIT_FAILED
-    return EXIT_AWAITING_NOTIFICATION if held_back else EXIT_OK
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def _notification(data_dir: Path, filed: date | None, today: date | None

@@ -131,7 +131,7 @@ def make_zip(bundle: Path) -> Path:
                 with path.open("rb") as fh:
                     z.writestr(info, fh.read())
         for path in sorted((ROOT / "installer").rglob("*")):
-            if path.is_file():
+            if path.is_file() and "tests" not in path.relative_to(ROOT / "installer").parts:
                 z.write(path, f"{top}/{path.relative_to(ROOT)}")
         z.write(ROOT / "README.md", f"{top}/README.md")
         z.write(ROOT / "LICENSE", f"{top}/LICENSE")

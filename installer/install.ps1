@@ -221,12 +221,17 @@ function Read-NotificationDate {
     # Returns the date, or $null when the person presses Enter (install without ndl-mcp).
     Write-Host ''
     Write-Step -Message 'Before ndl-mcp: the NDL asks to be notified of your use' -Color Cyan
-    Write-Step -Message ('ndl-mcp searches NDL Search, run by the National Diet Library of ' +
-        'Japan. Section 17 of the NDL API terms of use asks everyone who uses the API ' +
-        'continuously to report their contact details and the nature of their use through ' +
-        'the library''s form, whether or not a formal application is required of them. ' +
-        'Nothing technical stops you skipping it, so this installer asks: ndl-mcp is ' +
-        'registered with your assistants once you have filed it and given the date here.')
+    $explanation = @(
+        'ndl-mcp searches NDL Search, run by the National Diet Library of Japan. Section 17',
+        'of the NDL API terms of use asks everyone who uses the API continuously to report',
+        'their contact details and the nature of their use through the library''s form,',
+        'whether or not a formal application is required of them. Nothing technical stops',
+        'you skipping it, so this installer asks: ndl-mcp is registered with your assistants',
+        'once you have filed the notification and given its date here. The form:'
+    )
+    foreach ($line in $explanation) {
+        Write-Step -Message "  $line"
+    }
     Write-Step -Message "    $NdlFormUrl" -Color White
     $open = Read-Host -Prompt 'Open the form in your web browser now? [Y/n]'
     if ("$open".Trim() -notmatch '^(n|no)$') {
@@ -291,6 +296,23 @@ function Test-ProtectedFolder {
         }
     }
     return $false
+}
+
+function Move-Folder {
+    # Rename a folder, retrying briefly: an antivirus scan of freshly copied files can hold them.
+    param([string]$From, [string]$To)
+    for ($attempt = 1; $attempt -le 5; $attempt++) {
+        try {
+            Move-Item -LiteralPath $From -Destination $To -Confirm:$false
+            return
+        }
+        catch {
+            if ($attempt -eq 5) {
+                throw
+            }
+            Start-Sleep -Seconds 1
+        }
+    }
 }
 
 function Format-CommandLine {
@@ -480,15 +502,15 @@ if ($PSCmdlet.ShouldProcess($installPath, "Install readingroom from $bundle")) {
         # Files from a downloaded zip carry the Mark of the Web; SmartScreen would stop them.
         Get-ChildItem -LiteralPath $stage -Recurse -File | Unblock-File -Confirm:$false
         if (Test-Path -LiteralPath $installPath) {
-            Move-Item -LiteralPath $installPath -Destination $old -Confirm:$false
+            Move-Folder -From $installPath -To $old
         }
-        Move-Item -LiteralPath $stage -Destination $installPath -Confirm:$false
+        Move-Folder -From $stage -To $installPath
     }
     catch {
         Write-Step -Message "Copying the bundle failed: $($_.Exception.Message)" -Color Red
         try {
             if ((Test-Path -LiteralPath $old) -and -not (Test-Path -LiteralPath $installPath)) {
-                Move-Item -LiteralPath $old -Destination $installPath -Confirm:$false
+                Move-Folder -From $old -To $installPath
             }
             if (Test-Path -LiteralPath $stage) {
                 Remove-Item -LiteralPath $stage -Recurse -Force -Confirm:$false

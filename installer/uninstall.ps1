@@ -324,10 +324,11 @@ if ((Test-Path -LiteralPath $installPath) -and
     }
     $parent = Split-Path -Path $installPath -Parent
     $leaf = Split-Path -Path $installPath -Leaf
-    foreach ($pattern in @("$leaf.old-*", "$leaf.new-*")) {
-        Get-ChildItem -LiteralPath $parent -Directory -Filter $pattern -ErrorAction SilentlyContinue |
-            Remove-Item -Recurse -Force -Confirm:$false -ErrorAction SilentlyContinue
-    }
+    # Leftovers of an interrupted update (-like, not -Filter: the file system's own wildcard
+    # matching also looks at 8.3 short names).
+    Get-ChildItem -LiteralPath $parent -Directory -ErrorAction SilentlyContinue |
+        Where-Object { $_.Name -like "$leaf.old-*" -or $_.Name -like "$leaf.new-*" } |
+        Remove-Item -Recurse -Force -Confirm:$false -ErrorAction SilentlyContinue
 }
 
 # --- 4. The data folder ----------------------------------------------------------------------

@@ -14,7 +14,7 @@ code in RR_STUB_EXIT. So these tests check what the scripts do around setup - th
 (pytest covers that, and the workflow's end-to-end step runs the real bundle).
 
 Every script runs in a child powershell.exe -NonInteractive -File, as install.cmd starts it,
-with USERPROFILE, APPDATA and LOCALAPPDATA pointed at a folder under TestDrive, so nothing
+with USERPROFILE, APPDATA and LOCALAPPDATA pointed at a scratch folder under %TEMP%, so nothing
 reaches the real profile.
 #>
 
@@ -26,7 +26,8 @@ BeforeAll {
     $script:PowerShellExe = (Get-Process -Id $PID).Path
     $script:Invariant = [Globalization.CultureInfo]::InvariantCulture
     $script:FormUrl = 'https://form2.ndl.go.jp/form/pub/ndl07/api'
-    $script:Root = Join-Path -Path $TestDrive -ChildPath 'rr'
+    # Our own scratch folder (TestDrive is per Describe; these helpers serve every block).
+    $script:Root = Join-Path -Path ([IO.Path]::GetTempPath()) -ChildPath ('rr-pester-' + [guid]::NewGuid().ToString('N').Substring(0, 8))
     New-Item -ItemType Directory -Path $script:Root -Force | Out-Null
 
     $script:SavedEnv = @{}
@@ -108,13 +109,13 @@ public static class ReadingRoomStub
 
     function Invoke-Script {
         # Run a script in a child Windows PowerShell, as install.cmd does; exit code and output.
-        param([string]$Script, [string[]]$Arguments, [string]$Log, [int]$StubExit = 0)
+        param([string]$ScriptPath, [string[]]$Arguments, [string]$Log, [int]$StubExit = 0)
         $env:RR_STUB_LOG = $Log
         $env:RR_STUB_EXIT = [string]$StubExit
         $previous = $ErrorActionPreference
         $ErrorActionPreference = 'Continue'
         try {
-            $output = & $script:PowerShellExe -NoProfile -NonInteractive -ExecutionPolicy Bypass -File $Script @Arguments 2>&1 | Out-String
+            $output = & $script:PowerShellExe -NoProfile -NonInteractive -ExecutionPolicy Bypass -File $ScriptPath @Arguments 2>&1 | Out-String
             $code = $LASTEXITCODE
         }
         finally {
@@ -126,7 +127,7 @@ public static class ReadingRoomStub
     function Invoke-Install {
         param($Case, [string[]]$Extra = @(), [int]$StubExit = 0)
         $arguments = @('-BundleDir', $Case.Bundle, '-InstallDir', $Case.Install, '-DataDir', $Case.Data) + $Extra
-        return Invoke-Script -Script $script:InstallScript -Arguments $arguments -Log $Case.Log -StubExit $StubExit
+        return Invoke-Script -ScriptPath $script:InstallScript -Arguments $arguments -Log $Case.Log -StubExit $StubExit
     }
 
     function Get-StubCall {
@@ -167,6 +168,7 @@ AfterAll {
     foreach ($name in $script:SavedEnv.Keys) {
         [Environment]::SetEnvironmentVariable($name, $script:SavedEnv[$name])
     }
+    Remove-Item -LiteralPath $script:Root -Recurse -Force -ErrorAction SilentlyContinue
 }
 
 Describe 'install.ps1 -WhatIf' {
@@ -190,7 +192,7 @@ Describe 'install.ps1 -WhatIf' {
         $before = Get-TreeSnapshot -Path $case.Install
         $newer = New-Bundle -Path (Join-Path -Path $case.Base -ChildPath 'bundle2') -Marker 'v2'
         $arguments = @('-WhatIf', '-BundleDir', $newer, '-InstallDir', $case.Install, '-DataDir', $case.Data)
-        $result = Invoke-Script -Script $script:InstallScript -Arguments $arguments -Log $case.Log
+        $result = Invoke-Script -ScriptPath $script:InstallScript -Arguments $arguments -Log $case.Log
         $result.ExitCode | Should -Be 0 -Because $result.Output
         Get-TreeSnapshot -Path $case.Install | Should -Be $before
         @(Get-StubCall -Log $case.Log).Count | Should -Be 0
@@ -308,7 +310,7 @@ Describe 'what install.ps1 hands to readingroom setup' {
         $empty = Join-Path -Path $case.Base -ChildPath 'empty'
         New-Item -ItemType Directory -Path $empty | Out-Null
         $arguments = @('-BundleDir', $empty, '-InstallDir', $case.Install, '-DataDir', $case.Data)
-        $result = Invoke-Script -Script $script:InstallScript -Arguments $arguments -Log $case.Log
+        $result = Invoke-Script -ScriptPath $script:InstallScript -Arguments $arguments -Log $case.Log
         $result.ExitCode | Should -Be 1 -Because $result.Output
         $result.Output | Should -Match 'readingroom\.exe'
         Test-Path -LiteralPath $case.Install | Should -BeFalse
@@ -332,11 +334,12 @@ Describe 'updating over an earlier install' {
         (Invoke-Install -Case $case).ExitCode | Should -Be 0
         $newer = New-Bundle -Path (Join-Path -Path $case.Base -ChildPath 'bundle2') -Marker 'v2'
         $arguments = @('-BundleDir', $newer, '-InstallDir', $case.Install, '-DataDir', $case.Data)
-        $result = Invoke-Script -Script $script:InstallScript -Arguments $arguments -Log $case.Log
+        $result = Invoke-Script -ScriptPath $script:InstallScript -Arguments $arguments -Log $case.Log
         $result.ExitCode | Should -Be 0 -Because $result.Output
         Test-Path -LiteralPath (Join-Path -Path $case.Install -ChildPath '_internal\v2.txt') | Should -BeTrue
         Test-Path -LiteralPath (Join-Path -Path $case.Install -ChildPath '_internal\v1.txt') | Should -BeFalse
-        @(Get-ChildItem -LiteralPath $case.Base -Directory -Filter 'install.*').Count | Should -Be 0
+        $staging = @(Get-ChildItem -LiteralPath $case.Base -Directory | Where-Object { $_.Name -like 'install.*' })
+        $staging.Count | Should -Be 0
         @(Get-StubCall -Log $case.Log).Count | Should -Be 2
     }
 
@@ -354,7 +357,7 @@ Describe 'updating over an earlier install' {
         $case = New-TestCase
         (Invoke-Install -Case $case).ExitCode | Should -Be 0
         $arguments = @('-BundleDir', $case.Bundle, '-InstallDir', $case.Install)
-        $result = Invoke-Script -Script $script:InstallScript -Arguments $arguments -Log $case.Log
+        $result = Invoke-Script -ScriptPath $script:InstallScript -Arguments $arguments -Log $case.Log
         $result.ExitCode | Should -Be 0 -Because $result.Output
         @(Get-StubCall -Log $case.Log)[1] | Should -Match ([regex]::Escape("| --data-dir | $($case.Data)"))
     }
@@ -382,73 +385,73 @@ Describe 'install.cmd' {
 
 Describe 'uninstall.ps1' {
     BeforeEach {
-        $script:Case = New-TestCase
-        (Invoke-Install -Case $script:Case -Extra @('-NotificationFiled', (Get-PastDate))).ExitCode | Should -Be 0
-        New-Item -ItemType Directory -Path $script:Case.Data -Force | Out-Null
-        [IO.File]::WriteAllText((Join-Path -Path $script:Case.Data -ChildPath 'NDL-API-NOTIFICATION.txt'), "filed`n")
-        [IO.File]::WriteAllText((Join-Path -Path $script:Case.Data -ChildPath 'receipts.jsonl'), "{}`n")
-        Remove-Item -LiteralPath $script:Case.Log
+        $case = New-TestCase
+        (Invoke-Install -Case $case -Extra @('-NotificationFiled', (Get-PastDate))).ExitCode | Should -Be 0
+        New-Item -ItemType Directory -Path $case.Data -Force | Out-Null
+        [IO.File]::WriteAllText((Join-Path -Path $case.Data -ChildPath 'NDL-API-NOTIFICATION.txt'), "filed`n")
+        [IO.File]::WriteAllText((Join-Path -Path $case.Data -ChildPath 'receipts.jsonl'), "{}`n")
+        Remove-Item -LiteralPath $case.Log
     }
 
     It 'removes the host entries first, then the install folder, and keeps the data folder' {
-        $result = Invoke-Script -Script $script:UninstallScript -Arguments @('-InstallDir', $script:Case.Install) -Log $script:Case.Log
+        $result = Invoke-Script -ScriptPath $script:UninstallScript -Arguments @('-InstallDir', $case.Install) -Log $case.Log
         $result.ExitCode | Should -Be 0 -Because $result.Output
-        $calls = @(Get-StubCall -Log $script:Case.Log)
+        $calls = @(Get-StubCall -Log $case.Log)
         $calls.Count | Should -Be 1
-        $calls[0] | Should -Be "setup | --remove | --install-dir | $($script:Case.Install)"
-        Test-Path -LiteralPath $script:Case.Install | Should -BeFalse
-        Test-Path -LiteralPath (Join-Path -Path $script:Case.Data -ChildPath 'receipts.jsonl') | Should -BeTrue
+        $calls[0] | Should -Be "setup | --remove | --install-dir | $($case.Install)"
+        Test-Path -LiteralPath $case.Install | Should -BeFalse
+        Test-Path -LiteralPath (Join-Path -Path $case.Data -ChildPath 'receipts.jsonl') | Should -BeTrue
     }
 
     It '-RemoveData also removes the data folder' {
-        $arguments = @('-InstallDir', $script:Case.Install, '-RemoveData')
-        $result = Invoke-Script -Script $script:UninstallScript -Arguments $arguments -Log $script:Case.Log
+        $arguments = @('-InstallDir', $case.Install, '-RemoveData')
+        $result = Invoke-Script -ScriptPath $script:UninstallScript -Arguments $arguments -Log $case.Log
         $result.ExitCode | Should -Be 0 -Because $result.Output
-        Test-Path -LiteralPath $script:Case.Install | Should -BeFalse
-        Test-Path -LiteralPath $script:Case.Data | Should -BeFalse
+        Test-Path -LiteralPath $case.Install | Should -BeFalse
+        Test-Path -LiteralPath $case.Data | Should -BeFalse
     }
 
     It '-WhatIf changes nothing' {
-        $before = (Get-TreeSnapshot -Path $script:Case.Install) + (Get-TreeSnapshot -Path $script:Case.Data)
-        $arguments = @('-InstallDir', $script:Case.Install, '-RemoveData', '-WhatIf')
-        $result = Invoke-Script -Script $script:UninstallScript -Arguments $arguments -Log $script:Case.Log
+        $before = (Get-TreeSnapshot -Path $case.Install) + (Get-TreeSnapshot -Path $case.Data)
+        $arguments = @('-InstallDir', $case.Install, '-RemoveData', '-WhatIf')
+        $result = Invoke-Script -ScriptPath $script:UninstallScript -Arguments $arguments -Log $case.Log
         $result.ExitCode | Should -Be 0 -Because $result.Output
         $result.Output | Should -Match 'What if'
-        @(Get-StubCall -Log $script:Case.Log).Count | Should -Be 0
-        (Get-TreeSnapshot -Path $script:Case.Install) + (Get-TreeSnapshot -Path $script:Case.Data) | Should -Be $before
+        @(Get-StubCall -Log $case.Log).Count | Should -Be 0
+        (Get-TreeSnapshot -Path $case.Install) + (Get-TreeSnapshot -Path $case.Data) | Should -Be $before
     }
 
     It 'keeps the install folder when setup --remove fails' {
-        $result = Invoke-Script -Script $script:UninstallScript -Arguments @('-InstallDir', $script:Case.Install) -Log $script:Case.Log -StubExit 1
+        $result = Invoke-Script -ScriptPath $script:UninstallScript -Arguments @('-InstallDir', $case.Install) -Log $case.Log -StubExit 1
         $result.ExitCode | Should -Be 1 -Because $result.Output
-        Test-Path -LiteralPath (Join-Path -Path $script:Case.Install -ChildPath 'readingroom.exe') | Should -BeTrue
+        Test-Path -LiteralPath (Join-Path -Path $case.Install -ChildPath 'readingroom.exe') | Should -BeTrue
     }
 
     It 'runs from the copy in the install folder and removes that folder' {
-        $copy = Join-Path -Path $script:Case.Install -ChildPath 'uninstall.ps1'
-        $result = Invoke-Script -Script $copy -Arguments @() -Log $script:Case.Log
+        $copy = Join-Path -Path $case.Install -ChildPath 'uninstall.ps1'
+        $result = Invoke-Script -ScriptPath $copy -Arguments @() -Log $case.Log
         $result.ExitCode | Should -Be 0 -Because $result.Output
-        Test-Path -LiteralPath $script:Case.Install | Should -BeFalse
-        Test-Path -LiteralPath $script:Case.Data | Should -BeTrue
+        Test-Path -LiteralPath $case.Install | Should -BeFalse
+        Test-Path -LiteralPath $case.Data | Should -BeTrue
     }
 
     It 'refuses to delete a data folder that is not readingroom''s, before changing anything' {
-        $other = Join-Path -Path $script:Case.Base -ChildPath 'papers'
+        $other = Join-Path -Path $case.Base -ChildPath 'papers'
         New-Item -ItemType Directory -Path $other | Out-Null
         [IO.File]::WriteAllText((Join-Path -Path $other -ChildPath 'draft.txt'), 'mine')
-        $arguments = @('-InstallDir', $script:Case.Install, '-DataDir', $other, '-RemoveData')
-        $result = Invoke-Script -Script $script:UninstallScript -Arguments $arguments -Log $script:Case.Log
+        $arguments = @('-InstallDir', $case.Install, '-DataDir', $other, '-RemoveData')
+        $result = Invoke-Script -ScriptPath $script:UninstallScript -Arguments $arguments -Log $case.Log
         $result.ExitCode | Should -Be 2 -Because $result.Output
         Test-Path -LiteralPath (Join-Path -Path $other -ChildPath 'draft.txt') | Should -BeTrue
-        Test-Path -LiteralPath (Join-Path -Path $script:Case.Install -ChildPath 'readingroom.exe') | Should -BeTrue
-        @(Get-StubCall -Log $script:Case.Log).Count | Should -Be 0
+        Test-Path -LiteralPath (Join-Path -Path $case.Install -ChildPath 'readingroom.exe') | Should -BeTrue
+        @(Get-StubCall -Log $case.Log).Count | Should -Be 0
     }
 
     It 'refuses a folder that is not a readingroom install' {
-        $other = Join-Path -Path $script:Case.Base -ChildPath 'other'
+        $other = Join-Path -Path $case.Base -ChildPath 'other'
         New-Item -ItemType Directory -Path $other | Out-Null
         [IO.File]::WriteAllText((Join-Path -Path $other -ChildPath 'keep.txt'), 'mine')
-        $result = Invoke-Script -Script $script:UninstallScript -Arguments @('-InstallDir', $other) -Log $script:Case.Log
+        $result = Invoke-Script -ScriptPath $script:UninstallScript -Arguments @('-InstallDir', $other) -Log $case.Log
         $result.ExitCode | Should -Be 2 -Because $result.Output
         Test-Path -LiteralPath (Join-Path -Path $other -ChildPath 'keep.txt') | Should -BeTrue
     }

@@ -14,6 +14,7 @@ Generators:
 * :func:`make_encrypted_pdf` — a PDF that needs a user password.
 * :func:`make_epub` — an EPUB 2 or 3 with chapters, nav and/or NCX, images and extra entries.
 * :func:`make_zip_bomb` — an EPUB-shaped ZIP with one hugely compressible entry.
+* :func:`rewrite_entry` — change one entry of a ZIP (EPUB) in place.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import os
 import textwrap
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +40,7 @@ __all__ = [
     "make_pdf",
     "make_two_column_pdf",
     "make_zip_bomb",
+    "rewrite_entry",
 ]
 
 OutlineItem = tuple[int, str, int]
@@ -79,7 +81,9 @@ def make_pdf(
         path: where to write.
         pages: each page's text; ``\\n`` starts a line, long lines are wrapped at spaces.
             A page that does not fit is cut (keep test pages under ~60 lines).
-        outline: ``(level, title, page)`` entries, page 1-based (PyMuPDF ``set_toc``).
+        outline: ``(level, title, page)`` entries, page 1-based (PyMuPDF ``set_toc``). An
+            entry's destination points just above the *last* line of its page whose text is
+            the title (as hyperref does), else at the page top.
         labels: page-label rules as PyMuPDF's ``Document.set_page_labels`` takes them, e.g.
             ``[{"startpage": 0, "prefix": "", "style": "r", "firstpagenum": 1},
             {"startpage": 2, "prefix": "", "style": "D", "firstpagenum": 1}]``.
@@ -88,17 +92,30 @@ def make_pdf(
     """
     doc = pymupdf.open()
     width, height = _A4
+    line_tops: list[dict[str, float]] = []  # per page: line text → top of its last occurrence
     for text in pages:
         page = doc.new_page(width=width, height=height)
+        tops: dict[str, float] = {}
         y = 72.0
         for paragraph in text.split("\n"):
             for line in textwrap.wrap(paragraph, 90) or [""]:
                 if y > height - 72:
                     break
                 page.insert_text((72, y), line, fontsize=fontsize, fontname="helv")
+                tops[line.strip()] = y - fontsize * 1.2
                 y += fontsize * 1.4
+        line_tops.append(tops)
     if outline:
-        doc.set_toc([list(item) for item in outline])
+        toc: list[list[Any]] = []
+        for level, title, number in outline:
+            top = line_tops[number - 1].get(title.strip()) if 0 < number <= len(pages) else None
+            if top is None:
+                toc.append([level, title, number])
+            else:
+                # As hyperref does: the destination sits just above the heading line.
+                dest = {"kind": pymupdf.LINK_GOTO, "page": number - 1, "to": pymupdf.Point(72, top)}
+                toc.append([level, title, number, dest])
+        doc.set_toc(toc)
     if labels:
         doc.set_page_labels([dict(rule) for rule in labels])
     if metadata:
@@ -114,7 +131,7 @@ def make_two_column_pdf(
     right: Sequence[str],
     *,
     title: str | None = None,
-    order: Literal["columns", "rows", "reversed"] = "columns",
+    order: Literal["columns", "reversed"] = "columns",
 ) -> Path:
     """Write one A4 page with two columns of paragraphs (Latin-1 text).
 
@@ -123,8 +140,8 @@ def make_two_column_pdf(
         right: the right column's paragraphs.
         title: a full-width heading above both columns.
         order: how the content stream is written. ``"columns"`` as typesetters do (title,
-            left column, right column); ``"rows"`` interleaves the paragraphs of both columns;
-            ``"reversed"`` writes every paragraph bottom to top (an implausible stream).
+            left column, right column); ``"reversed"`` writes each column's paragraphs bottom
+            to top (an implausible stream a reader must re-order).
     """
     doc = pymupdf.open()
     page = doc.new_page(width=_A4[0], height=_A4[1])
@@ -140,9 +157,7 @@ def make_two_column_pdf(
             lines = textwrap.wrap(paragraph, 48)
             placed.append((row, column, x, y, lines))
             y += lead * (len(lines) + 1)
-    if order == "rows":
-        placed.sort(key=lambda p: (p[0], p[1]))
-    elif order == "reversed":
+    if order == "reversed":
         placed.sort(key=lambda p: (p[1], -p[0]))
     for _row, _column, x, y, lines in placed:
         for i, line in enumerate(lines):
@@ -374,8 +389,7 @@ def make_epub(
     if version == 3 and nav is not False:
         files["OEBPS/nav.xhtml"] = _nav_document(default if nav is None else list(nav))
         manifest.append(
-            '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" '
-            'properties="nav"/>'
+            '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
         )
     if ncx is None:
         ncx = version == 2
@@ -483,4 +497,16 @@ def make_zip_bomb(path: Path, *, uncompressed_mib: int = 64) -> Path:
         with zf.open("bomb.xhtml", "w", force_zip64=True) as entry:
             for _ in range(uncompressed_mib):
                 entry.write(chunk)
+    return path
+
+
+def rewrite_entry(path: Path, name: str, change: Callable[[str], str]) -> Path:
+    """Rewrite the UTF-8 entry ``name`` of the ZIP at ``path`` with ``change(text)``."""
+    with zipfile.ZipFile(path) as zf:
+        entries = [(info, zf.read(info)) for info in zf.infolist()]
+    with zipfile.ZipFile(path, "w") as zf:
+        for info, data in entries:
+            if info.filename == name:
+                data = change(data.decode("utf-8")).encode("utf-8")
+            zf.writestr(info, data)
     return path

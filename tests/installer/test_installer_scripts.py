@@ -3,7 +3,8 @@
 Linux CI has no PowerShell, so ``installer/`` is checked with the tree-sitter PowerShell grammar
 (PyPI ``tree-sitter-powershell``) and plain byte rules:
 
-- every ``installer/**/*.ps1`` parses with no ERROR or MISSING node;
+- every ``installer/**/*.ps1`` parses with no ERROR or MISSING node, and has no ``"$name:"``
+  (a PowerShell parse error the grammar accepts) and no trailing whitespace;
 - ``.ps1`` is ASCII or UTF-8 with a BOM (Windows PowerShell 5.1 reads a BOM-less file in the
   ANSI code page: cp932 or cp1252 turn UTF-8 text into mojibake or parse errors);
 - ``.cmd`` is ASCII with CRLF line endings only;
@@ -14,7 +15,15 @@ Linux CI has no PowerShell, so ``installer/`` is checked with the tree-sitter Po
   documenting every parameter, and no parameter named ``$Host`` (a read-only automatic
   variable);
 - the ``.cmd`` launchers run ``powershell -NoProfile -ExecutionPolicy Bypass -File
-  "%~dp0<script>.ps1" %*`` and pause only when started without arguments (double-click).
+  "%~dp0<script>.ps1" %*``, return its exit code, and pause only when started without
+  arguments (double-click);
+- the ``shell: powershell`` (5.1) steps of ``.github/workflows/windows.yml`` pass the same parse
+  and PS7 checks.
+
+House style, to stay clear of the grammar's known false positives (valid PowerShell that it
+marks as ERROR): ``switch`` over several lines, native flags as ``--flag value`` (never
+``--flag=value``), no backtick-escaped command names, and quoted elements in a command argument
+array (``-Severity 'Warning', 'Error'``, not ``-Severity Warning, Error``).
 
 Each checker is a plain function returning findings (``line:col: rule: message``); the tests
 at the end run every checker on small bad samples to show it can fail. What needs PowerShell
@@ -518,23 +527,20 @@ class WorkflowScript:
 def workflow_scripts(text: str) -> list[WorkflowScript]:
     """Every step's ``run: |`` block of a GitHub Actions workflow (enough YAML for our file)."""
     lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if re.match(r"^\s*- \w[\w-]*:", line)]
     scripts = []
-    step: dict[str, str | None] = {}
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        item = re.match(r"^\s*- (\w[\w-]*):\s*(.*)$", line)
-        if item:
-            step = {"name": item.group(2) if item.group(1) == "name" else item.group(2)}
-        shell = re.match(r"^\s*shell:\s*(\S+)", line)
-        if shell:
-            step["shell"] = shell.group(1)
-        if re.match(r"^\s*run:\s*\|\s*$", line):
+    for n, first in enumerate(starts):
+        last = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        step = lines[first:last]
+        name = re.sub(r"^\s*- (name:\s*)?", "", step[0]).strip()
+        shell = next((m.group(1) for m in (re.match(r"^\s*shell:\s*(\S+)", x) for x in step)
+                      if m), None)
+        for k, line in enumerate(step):
+            if not re.match(r"^\s*run:\s*\|\s*$", line):
+                continue
             body: list[str] = []
             indent = None
-            j = i + 1
-            while j < len(lines):
-                current = lines[j]
+            for current in step[k + 1:]:
                 if current.strip():
                     width = len(current) - len(current.lstrip())
                     indent = width if indent is None else indent
@@ -543,31 +549,9 @@ def workflow_scripts(text: str) -> list[WorkflowScript]:
                     body.append(current[indent:])
                 else:
                     body.append("")
-                j += 1
-            scripts.append(WorkflowScript(str(step.get("name")), step.get("shell"), i + 2,
+            scripts.append(WorkflowScript(name, shell, first + k + 2,
                                           "\n".join(body).rstrip() + "\n"))
-            i = j
-            continue
-        i += 1
-    # A shell: key after run: belongs to the same step.
-    return [WorkflowScript(s.step, _shell_of(text, s) or s.shell, s.line, s.script)
-            for s in scripts]
-
-
-def _shell_of(text: str, script: WorkflowScript) -> str | None:
-    lines = text.splitlines()
-    start = script.line - 2
-    j = start - 1
-    while j >= 0 and not re.match(r"^\s*- \w", lines[j]):
-        j -= 1
-    k = start + 1
-    while k < len(lines) and not re.match(r"^\s*- \w", lines[k]):
-        k += 1
-    for line in lines[max(j, 0):k]:
-        shell = re.match(r"^\s*shell:\s*(\S+)", line)
-        if shell:
-            return shell.group(1)
-    return None
+    return scripts
 
 
 def windows_powershell_problems(workflow: str) -> list[Finding]:
@@ -707,6 +691,14 @@ def test_workflow_windows_powershell_steps_are_51_safe() -> None:
     assert len(steps) >= 4, "expected the PSScriptAnalyzer, Pester and install steps under 5.1"
     findings = windows_powershell_problems(text)
     assert not findings, _report(WORKFLOW, findings)
+
+
+def test_workflow_python_steps_compile() -> None:
+    scripts = [s for s in workflow_scripts(WORKFLOW.read_text(encoding="utf-8"))
+               if s.shell == "python"]
+    assert len(scripts) >= 2, "expected the config checks after install and after uninstall"
+    for script in scripts:
+        compile(script.script, f"{WORKFLOW}:{script.line} ({script.step})", "exec")
 
 
 @pytest.mark.parametrize(

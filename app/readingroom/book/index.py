@@ -23,6 +23,7 @@ formula. Every result names the engine that ran.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import heapq
 import itertools
@@ -36,7 +37,7 @@ import threading
 import time
 import unicodedata
 from array import array
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -123,15 +124,15 @@ _CLASSES = _CharClasses()
 class _DisplayTable(dict):
     """A ``str.translate`` table deleting what a snippet must not carry.
 
-    Format characters (bidi controls, zero-width characters, soft hyphen, BOM), control
-    characters other than whitespace, and the two noncharacters used as match marks.
+    Format characters (bidi controls, zero-width characters, soft hyphen, BOM) and control
+    characters other than whitespace. The match marks (noncharacters, which no valid text
+    contains) are kept.
     """
 
     def __missing__(self, cp: int) -> int | None:
         ch = chr(cp)
         cat = unicodedata.category(ch)
-        keep = not (cat == "Cf" or (cat == "Cc" and not ch.isspace()) or ch in _MARKS)
-        value = cp if keep else None
+        value = None if cat == "Cf" or (cat == "Cc" and not ch.isspace()) else cp
         self[cp] = value
         return value
 
@@ -208,20 +209,31 @@ def _make_term(segments: tuple[Segment, ...], display: str) -> _Term:
     return _Term("word", text, segments, "body", (text,))
 
 
-def _parse_query(norm: str) -> list[_Term]:
-    """Terms of a normalised query: words, CJK runs, and double-quoted phrases."""
-    parts = norm.replace("\u201c", '"').replace("\u201d", '"').split('"')
+_QUOTES = str.maketrans({"\uff02": '"', "\u201c": '"', "\u201d": '"'})
+
+
+def _parse_query(query: str) -> list[_Term]:
+    """Terms of a raw query: words, CJK runs, and double-quoted phrases.
+
+    Outside quotes, whitespace separates terms even between two CJK characters (東京 交流 is
+    two terms); inside quotes the text is folded like the book's text, where whitespace
+    between CJK characters is a line wrap and is dropped.
+    """
+    parts = query.translate(_QUOTES).split('"')
     terms: list[_Term] = []
     seen: set[tuple[str, str, tuple[str, ...]]] = set()
     for i, part in enumerate(parts):
-        segments = _segments(part)
-        if not segments:
-            continue
         # An odd part is quoted unless it follows the last, unbalanced quote.
         if i % 2 == 1 and i != len(parts) - 1:
-            groups = [(tuple(segments), " ".join(part.split()))]
+            folded = normalise(part)
+            segments = tuple(_segments(folded))
+            # Shown from its first to its last token, inner punctuation kept (東京、京都).
+            mask = folded.translate(_CLASSES)
+            shown = folded[len(mask) - len(mask.lstrip()):len(mask.rstrip())]
+            groups = [(segments, " ".join(shown.split()))] if segments else []
         else:
-            groups = [((seg,), seg[1]) for seg in segments]
+            groups = [((seg,), seg[1]) for chunk in part.split()
+                      for seg in _segments(normalise(chunk))]
         for group, display in groups:
             term = _make_term(group, display)
             key = (term.kind, term.column, term.tokens)
@@ -461,8 +473,8 @@ def build_index(
     Args:
         records: the book's records in reading order.
         path: the file to write; an existing file is replaced. The caller publishes it
-            atomically (build in a temporary folder, then move), so the build skips the
-            rollback journal.
+            atomically (build in a temporary folder, then move), so the build keeps its
+            rollback journal in memory and does not sync.
         unit_labels: printed page label per unit index (PDF page labels), ``None`` where a
             unit has none; a record's labels are those of the units it spans.
         engine: ``auto`` (FTS5 when available, else Python BM25 posting tables), ``fts5``
@@ -507,7 +519,7 @@ def build_index(
             streams.append((rowid, body, chars))
     conn = sqlite3.connect(path)
     try:
-        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA journal_mode=MEMORY")
         conn.execute("PRAGMA synchronous=OFF")
         with conn:
             conn.executescript(_SCHEMA)
@@ -521,7 +533,8 @@ def build_index(
                 conn.execute(_FTS_SCHEMA)
                 conn.executemany("INSERT INTO fts (rowid, body, chars) VALUES (?, ?, ?)",
                                  doc_rows)
-            conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
+            with conn:
+                conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         else:
             conn.executescript(_POSTINGS_SCHEMA)
             with conn:
@@ -722,8 +735,10 @@ class BookIndex:
         self._engine = engine
         self._records = records
         self._by_rowid = {m.rowid: m for m in records}
-        self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
+        # A pool, not one connection per thread: worker threads come and go (anyio), and a
+        # thread-local connection would outlive its thread until close().
+        self._idle: list[sqlite3.Connection] = []
+        self._closed = False
         self._lock = threading.Lock()
 
     @property
@@ -744,7 +759,7 @@ class BookIndex:
             path: a file written by :func:`build_index`.
             engine: ``auto`` uses FTS5 when the file has it and this SQLite supports it,
                 otherwise the Python BM25 engine (from the file's posting tables, or built in
-                memory from its token columns); ``fts5`` or ``python`` force one.
+                memory from its stored normalised text); ``fts5`` or ``python`` force one.
 
         Raises:
             CoreError: NOT_FOUND when the file is missing; INTERNAL_ERROR when it is not an
@@ -758,77 +773,59 @@ class BookIndex:
                             remediation="Rebuild the book package (init --replace).")
         index = cls(path, _Fts5Engine(), [])
         try:
-            conn = index._conn()
-            meta = dict(conn.execute("SELECT key, value FROM meta"))
-            if meta.get("format") != _FORMAT:
-                raise sqlite3.DatabaseError("format")
-            rows = conn.execute(
-                "SELECT rowid, record_id, ord, heading_path, heading_norm, unit_start, "
-                "unit_end, unit_last, page_labels, body_len + chars_len FROM records "
-                "ORDER BY rowid").fetchall()
+            with index._connection() as conn:
+                meta = dict(conn.execute("SELECT key, value FROM meta"))
+                if meta.get("format") != _FORMAT:
+                    raise sqlite3.DatabaseError("format")
+                rows = conn.execute(
+                    "SELECT rowid, record_id, ord, heading_path, heading_norm, unit_start, "
+                    "unit_end, unit_last, page_labels, body_len + chars_len FROM records "
+                    "ORDER BY rowid").fetchall()
+                index._records = [
+                    _Meta(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])),
+                          r[5], r[6], r[7], tuple(labels), frozenset(map(normalise, labels)))
+                    for r in rows
+                    for labels in (json.loads(r[8]),)
+                ]
+                index._by_rowid = {m.rowid: m for m in index._records}
+                index._engine = _choose_engine(conn, meta, engine, {r[0]: r[9] for r in rows})
         except sqlite3.DatabaseError:
             index.close()
             raise CoreError(Code.INTERNAL_ERROR, "The search index file is unreadable.",
                             details={"path": str(path)},
                             remediation="Rebuild the book package (init --replace).") from None
-        records = [
-            _Meta(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])), r[5],
-                  r[6], r[7], tuple(labels), frozenset(map(normalise, labels)))
-            for r in rows
-            for labels in (json.loads(r[8]),)
-        ]
-        index._records = records
-        index._by_rowid = {m.rowid: m for m in records}
-        index._engine = index._choose_engine(conn, meta, engine,
-                                             {r[0]: r[9] for r in rows})
+        except CoreError:
+            index.close()
+            raise
         return index
 
-    def _choose_engine(self, conn: sqlite3.Connection, meta: dict[str, str],
-                       engine: EngineChoice,
-                       lengths: dict[int, int]) -> _Fts5Engine | _PythonEngine:
-        has_fts = meta.get("engine") == ENGINE_FTS5
-        if engine == "fts5" or (engine == "auto" and has_fts and fts5_available()):
-            if not (has_fts and fts5_available()):
-                self.close()
-                raise CoreError(Code.CAPABILITY_UNAVAILABLE,
-                                "This index or this SQLite library has no FTS5.",
-                                remediation="Open with engine='auto'.")
-            return _Fts5Engine()
-        if engine not in ("auto", "python"):
-            self.close()
-            raise CoreError(Code.INVALID_ARGUMENT, "Unknown index engine.",
-                            details={"engine": engine, "allowed": ["auto", "fts5", "python"]})
-        if meta.get("engine") == ENGINE_PYTHON:
-            lookup = _stored_lookup()
-        else:
-            streams = ((rowid, *_columns(_segments(norm)))
-                       for rowid, norm in conn.execute("SELECT rowid, norm FROM records"))
-            tables = _postings(streams)
-            empty: Postings = {}
-
-            def lookup(_conn: sqlite3.Connection, col: str, token: str) -> Postings:
-                return tables[col].get(token, empty)
-
-        return _PythonEngine(len(self._records), int(meta.get("tokens", "0")), lengths,
-                             lookup)
-
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        """A read-only connection for this thread's use until the block ends."""
+        with self._lock:
+            if self._closed:
+                raise CoreError(Code.INTERNAL_ERROR, "The search index was closed.")
+            conn = self._idle.pop() if self._idle else None
         if conn is None:
             conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
                                    check_same_thread=False)
-            self._local.conn = conn
+        try:
+            yield conn
+        finally:
             with self._lock:
-                self._conns.append(conn)
-        return conn
+                keep = not self._closed
+                if keep:
+                    self._idle.append(conn)
+            if not keep:
+                conn.close()
 
     def close(self) -> None:
-        """Close every connection this index opened (from any thread)."""
+        """Close the index's connections; searches after this fail."""
         with self._lock:
-            conns, self._conns = self._conns, []
-        for conn in conns:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
             conn.close()
-        self._local = threading.local()
 
     def __enter__(self) -> BookIndex:
         return self
@@ -882,23 +879,23 @@ class BookIndex:
                             details={"field": "top_k", "min": 1, "max": MAX_TOP_K})
         narrow, boost, applied = self._hints(hints or {}, strict)
         norm = normalise(query)
-        terms = _parse_query(norm)
+        terms = _parse_query(query)
         if not terms:
             raise CoreError(Code.INVALID_ARGUMENT,
                             "The query has no searchable words (only punctuation or symbols).",
                             details={"field": "query", "reason": "no_tokens"},
                             remediation="Search for words or CJK characters.")
-        conn = self._conn()
-        if narrow is None and not boost:
-            top, total = self._engine.top(conn, terms, strict, top_k)
-        else:
-            scores = self._engine.scores(conn, terms, strict)
-            if narrow is not None:
-                scores = {rowid: s for rowid, s in scores.items() if rowid in narrow}
-            for rowid in boost & scores.keys():
-                scores[rowid] *= HINT_BOOST
-            top, total = _best(scores, top_k), len(scores)
-        hits = self._hits(conn, top, terms) if top else []
+        with self._connection() as conn:
+            if narrow is None and not boost:
+                top, total = self._engine.top(conn, terms, strict, top_k)
+            else:
+                scores = self._engine.scores(conn, terms, strict)
+                if narrow is not None:
+                    scores = {rowid: s for rowid, s in scores.items() if rowid in narrow}
+                for rowid in boost & scores.keys():
+                    scores[rowid] *= HINT_BOOST
+                top, total = _best(scores, top_k), len(scores)
+            hits = self._hits(conn, top, terms) if top else []
         return SearchResult(
             query=query, normalized_query=norm,
             terms=[Term(text=t.text, kind=t.kind) for t in terms],
@@ -970,6 +967,34 @@ class BookIndex:
         return hits
 
 
+def _choose_engine(conn: sqlite3.Connection, meta: dict[str, str], engine: EngineChoice,
+                   lengths: dict[int, int]) -> _Fts5Engine | _PythonEngine:
+    has_fts = meta.get("engine") == ENGINE_FTS5
+    if engine == "fts5" or (engine == "auto" and has_fts and fts5_available()):
+        if not (has_fts and fts5_available()):
+            raise CoreError(Code.CAPABILITY_UNAVAILABLE,
+                            "This index or this SQLite library has no FTS5.",
+                            remediation="Open with engine='auto'.")
+        return _Fts5Engine()
+    if engine not in ("auto", "python"):
+        raise CoreError(Code.INVALID_ARGUMENT, "Unknown index engine.",
+                        details={"engine": engine, "allowed": ["auto", "fts5", "python"]})
+    if meta.get("engine") == ENGINE_PYTHON:
+        lookup = _stored_lookup()
+    else:
+        # An FTS5 index read without FTS5: rebuild the postings in memory from the stored
+        # normalised text (no second normalisation pass).
+        streams = ((rowid, *_columns(_segments(norm)))
+                   for rowid, norm in conn.execute("SELECT rowid, norm FROM records"))
+        tables = _postings(streams)
+        empty: Postings = {}
+
+        def lookup(_conn: sqlite3.Connection, col: str, token: str) -> Postings:
+            return tables[col].get(token, empty)
+
+    return _PythonEngine(len(lengths), int(meta.get("tokens", "0")), lengths, lookup)
+
+
 def _best(scores: dict[int, float], k: int) -> Ranked:
     return heapq.nsmallest(k, zip(map(operator.neg, scores.values()), scores.keys(),
                                   strict=True))
@@ -1028,11 +1053,10 @@ def _snippet(text: str, norm: str, offmap: tuple[array, array],
         re_, nxt = raw(e - 1) + 1, raw(e)
         while re_ < nxt and unicodedata.combining(text[re_]):
             re_ += 1
-        pieces += [text[cur:rs].translate(_DISPLAY), _MARK_OPEN,
-                   text[rs:re_].translate(_DISPLAY), _MARK_CLOSE]
+        pieces += [text[cur:rs], _MARK_OPEN, text[rs:re_], _MARK_CLOSE]
         cur = re_
-    pieces.append(text[cur:max(cur, stop)].translate(_DISPLAY))
-    body = _tidy("".join(pieces))
+    pieces.append(text[cur:max(cur, stop)])
+    body = _tidy("".join(pieces).translate(_DISPLAY))
     if ws > 0:
         body = "…" + body
     if stop < len(text) and not text[stop:].isspace():
@@ -1052,15 +1076,18 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def _tidy(s: str) -> str:
     """Whitespace collapsed, none left between two CJK characters; marks become « »."""
-    words = s.split()
-    out = words[:1]
-    for prev, word in itertools.pairwise(words):
-        a, b = prev[-1], word[0]
-        if a in _MARKS:
-            a = prev.rstrip(_MARKS)[-1:] or " "
-        if b in _MARKS:
-            b = word.lstrip(_MARKS)[:1] or " "
-        if not (a >= "\u1100" and b >= "\u1100" and is_cjk(a) and is_cjk(b)):
-            out.append(" ")
-        out.append(word)
-    return "".join(out).replace(_MARK_OPEN, "«").replace(_MARK_CLOSE, "»")
+    s = " ".join(s.split())
+    if not s.isascii():
+        s = _WIDE_SPACE.sub(_space_between, s)
+    return s.replace(_MARK_OPEN, "«").replace(_MARK_CLOSE, "»")
+
+
+# A space between two characters at or above U+1100, where CJK starts: a candidate to drop.
+_WIDE_SPACE = re.compile("(?<=[\u1100-\U0010ffff]) (?=[\u1100-\U0010ffff])")
+
+
+def _space_between(m: re.Match[str]) -> str:
+    text, i = m.string, m.start()
+    before = text[:i].rstrip(_MARKS)[-1:]
+    after = text[i + 1:].lstrip(_MARKS)[:1]
+    return "" if before and after and is_cjk(before) and is_cjk(after) else " "

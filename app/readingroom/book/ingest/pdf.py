@@ -400,7 +400,7 @@ def _heading_offset(title: str, page: _Page, dest_y: float | None, floor: int) -
     after = [c for c in candidates if c >= floor]
     candidates = after or candidates
     if dest_y is not None and page.pieces:
-        return min(candidates, key=lambda c: (_distance(page.pieces, c, dest_y), c))
+        return min(candidates, key=lambda c: (_distance(page, c, dest_y), c))
     return candidates[0]
 
 
@@ -420,13 +420,19 @@ def _without_spaces(text: str) -> tuple[str, list[int]]:
     return "".join(text[i] for i in keep), keep
 
 
-def _distance(pieces: list[tuple[int, int, float, float]], offset: int, dest_y: float) -> float:
-    for start, end, y0, y1 in pieces:
+def _distance(page: _Page, offset: int, dest_y: float) -> float:
+    """How far the line holding ``offset`` lies from the destination (below is cheap)."""
+    for start, end, y0, y1 in page.pieces:
         if start <= offset < end:
+            # Blocks give one rectangle for several lines: share its height out evenly.
+            lines = page.text.count("\n", start, end) + 1
+            height = (y1 - y0) / lines
+            top = y0 + height * page.text.count("\n", start, offset)
+            bottom = top + height
             # Destinations point at or a little above the heading.
-            if y1 < dest_y - 2:
-                return (dest_y - y1) * 4
-            return max(0.0, y0 - dest_y)
+            if bottom < dest_y - 2:
+                return (dest_y - bottom) * 4
+            return max(0.0, top - dest_y)
     return float("inf")
 
 

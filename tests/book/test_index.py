@@ -1,0 +1,520 @@
+"""The book search index: CJK-aware tokens, query semantics, hints, engines, hostile queries."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from readingroom.book import index as index_module
+from readingroom.book.index import (
+    HINT_BOOST,
+    HINT_KEYS,
+    MAX_TOP_K,
+    RUN_BREAK,
+    BookIndex,
+    SearchResult,
+    build_index,
+    fts5_available,
+    tokenize,
+)
+from readingroom.book.model import Record
+from readingroom.core.errors import Code, CoreError
+
+needs_fts5 = pytest.mark.skipif(not fts5_available(), reason="this SQLite has no FTS5")
+
+
+def rec(n: int, text: str, heading: tuple[str, ...], unit: int, unit_end: int | None = None
+        ) -> Record:
+    end = unit if unit_end is None else unit_end
+    return Record(record_id=f"r{n:04d}", order=n, heading_path=heading, text=text,
+                  unit_start=unit, char_start=0, unit_end=end, char_end=len(text))
+
+
+RECORDS = [
+    rec(0, "The deﬁnition of an electric current, and the theorem that follows.",
+        ("Part I", "Electricity"), 0),
+    rec(1, "古い電燈の下で、東京の人々は\n交流について語った。", ("第一章　東京", "電燈"), 1),
+    rec(2, "ＡＢＣ full-width letters and 全角　スペース here.", ("Part I", "Forms"), 2),
+    rec(3, "⼀つの⽊がある。", ("Part I", "Radicals"), 3),
+    rec(4, "猫が好きです。有機交流の話。", ("Part II", "Animals"), 4, 5),
+    rec(5, "東京。京都、大阪。有機的な交流もある。", ("Part II", "Cities"), 5),
+    rec(6, "A current electric fence; electric and electric again. Electric!",
+        ("Part II", "Electricity again"), 6, 7),
+    rec(7, "Hidden\u202e bidi\u200b text about the theorem of everything.",
+        ("Part III", "Controls"), 8),
+    rec(8, "Banana bread and electric current meet here, in a long current story.",
+        ("Part III", "Kitchen"), 9),
+]
+LABELS = ["i", "ii", "1", "2", "3", "4", "5", "6", "7", "8"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("index") / "index.sqlite"
+    build_index(RECORDS, path, unit_labels=LABELS)
+    return path
+
+
+@pytest.fixture(scope="module")
+def ix(built: Path):
+    with BookIndex.open(built) as index:
+        yield index
+
+
+def ids(result: SearchResult) -> list[str]:
+    return [h.record_id for h in result.hits]
+
+
+# --- tokenisation ------------------------------------------------------------------------
+
+
+def test_tokenize_words_and_overlapping_bigrams():
+    assert tokenize("Hello, World 42") == ["hello", "world", "42"]
+    assert tokenize("有機交流") == ["有機", "機交", "交流"]
+    assert tokenize("猫") == ["猫"]
+    assert tokenize("猫 and 犬。") == ["猫", "and", "犬"]
+    assert tokenize("東京tower") == ["東京", "tower"]
+
+
+def test_tokenize_folds_width_radicals_ligatures_and_ideographic_space():
+    assert tokenize("ＡＢＣ１２") == ["abc12"]
+    assert tokenize("⼀⽊") == tokenize("一木") == ["一木"]
+    assert tokenize("deﬁnition") == ["definition"]
+    assert tokenize("全角\u3000スペース") == tokenize("全角スペース")
+    assert tokenize("word\u3000other") == ["word", "other"]
+
+
+def test_tokenize_never_yields_the_run_break():
+    assert RUN_BREAK not in tokenize("東京。京都")
+    assert tokenize("東京。京都") == ["東京", "京都"]
+
+
+# --- CJK and normalisation in search ----------------------------------------------------
+
+
+def test_two_character_word_inside_a_long_run_is_found(ix: BookIndex):
+    result = ix.search("電燈")
+    assert ids(result) == ["r0001"]
+    assert result.terms[0].kind == "cjk_phrase"
+    assert "«電燈»" in result.hits[0].snippet
+
+
+def test_why_not_trigram_it_misses_two_character_words():
+    """Research §3: SQLite's trigram tokenizer cannot find 電燈 in 古い電燈の下で."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+    except sqlite3.OperationalError:
+        pytest.skip("no FTS5 trigram tokenizer here")
+    conn.execute("INSERT INTO t VALUES ('古い電燈の下で')")
+    assert conn.execute("SELECT count(*) FROM t WHERE t MATCH '\"電燈\"'").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM t WHERE t MATCH '\"電燈の\"'").fetchone()[0] == 1
+
+
+def test_japanese_line_break_inside_a_run_is_joined(ix: BookIndex):
+    assert ids(ix.search("人々は交流")) == ["r0001"]
+
+
+def test_full_width_query_and_text(ix: BookIndex):
+    assert ids(ix.search("abc")) == ["r0002"]
+    assert ids(ix.search("ＡＢＣ")) == ["r0002"]
+    assert "«ＡＢＣ»" in ix.search("abc").hits[0].snippet
+
+
+def test_kangxi_radicals_match_unified_ideographs(ix: BookIndex):
+    assert ids(ix.search("一つの木")) == ["r0003"]
+    assert ids(ix.search("⼀つ")) == ["r0003"]
+
+
+def test_ideographic_space_between_cjk_is_dropped_in_text(ix: BookIndex):
+    result = ix.search("全角スペース")
+    assert ids(result) == ["r0002"] and "«全角スペース»" in result.hits[0].snippet
+    assert ids(ix.search('"全角　スペース"')) == ["r0002"]
+
+
+def test_whitespace_separates_cjk_terms_in_a_query(ix: BookIndex):
+    result = ix.search("全角　スペース")
+    assert [(t.text, t.kind) for t in result.terms] == [
+        ("全角", "cjk_phrase"), ("スペース", "cjk_phrase")]
+    assert ids(result) == ["r0002"]
+    assert [t.text for t in ix.search("東京 交流").terms] == ["東京", "交流"]
+    assert [t.text for t in ix.search('"東京 交流"').terms] == ["東京交流"]
+
+
+def test_ligature_found_by_plain_spelling(ix: BookIndex):
+    result = ix.search("definition")
+    assert ids(result) == ["r0000"]
+    assert "«deﬁnition»" in result.hits[0].snippet
+
+
+def test_one_character_cjk_query(ix: BookIndex):
+    result = ix.search("猫")
+    assert ids(result) == ["r0004"]
+    assert [t.kind for t in result.terms] == ["cjk_char"]
+    # 木 sits inside the run つの木; only the unigram column can find it.
+    assert ids(ix.search("木")) == ["r0003"]
+
+
+def test_cjk_run_is_a_contiguous_phrase(ix: BookIndex):
+    assert ids(ix.search("有機交流")) == ["r0004"]
+    assert set(ids(ix.search("交流"))) == {"r0001", "r0004", "r0005"}
+
+
+def test_bigram_phrase_never_bridges_punctuation(ix: BookIndex):
+    assert ix.search("東京都").hits == []
+    assert ids(ix.search('"東京、京都"')) == ["r0005"]
+    assert ids(ix.search("京都")) == ["r0005"]
+
+
+# --- phrases, strict, ranking -------------------------------------------------------------
+
+
+def test_quoted_phrase_needs_adjacent_words_in_order(ix: BookIndex):
+    result = ix.search('"electric current"')
+    assert [t.kind for t in result.terms] == ["phrase"]
+    assert set(ids(result)) == {"r0000", "r0008"}
+    assert "r0006" not in ids(result)  # "current electric" is the wrong order
+    assert "«electric current»" in result.hits[0].snippet
+
+
+def test_default_ors_terms_and_ranks_records_with_more_terms_higher(ix: BookIndex):
+    result = ix.search("banana electric")
+    assert set(ids(result)) == {"r0000", "r0006", "r0008"}
+    assert ids(result)[0] == "r0008"
+    assert result.hits[0].matched_terms == ["banana", "electric"]
+    assert result.total_matches == 3
+
+
+def test_strict_requires_every_term_and_phrase(ix: BookIndex):
+    assert ids(ix.search("banana electric", strict=True)) == ["r0008"]
+    assert ix.search("banana electric fence", strict=True).hits == []
+    assert ids(ix.search('theorem "electric current"', strict=True)) == ["r0000"]
+    assert ix.search("有機交流 猫", strict=True).hits[0].record_id == "r0004"
+
+
+def test_scores_are_positive_and_descending(ix: BookIndex):
+    hits = ix.search("electric current theorem").hits
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True) and all(s > 0 for s in scores)
+
+
+def test_hit_fields(ix: BookIndex):
+    result = ix.search("猫")
+    hit = result.hits[0]
+    assert hit.heading_path == ["Part II", "Animals"]
+    assert (hit.unit_start, hit.unit_end, hit.page_labels) == (4, 5, ["3", "4"])
+    assert hit.matched_by == ["lexical"]
+    assert result.modes.model_dump() == {"lexical": "ok", "lexical_engine": ix.engine,
+                                         "semantic": "off", "rerank": "off"}
+    assert SearchResult.model_validate_json(result.model_dump_json()) == result
+
+
+# --- snippets -----------------------------------------------------------------------------
+
+
+def test_snippet_strips_controls_and_collapses_whitespace(ix: BookIndex):
+    snippet = ix.search("everything").hits[0].snippet
+    assert snippet == "Hidden bidi text about the theorem of «everything»."
+
+
+def test_snippet_is_cut_around_the_first_match(tmp_path: Path):
+    text = " ".join(f"word{i}" for i in range(200)) + " needle " + " ".join(
+        f"tail{i}" for i in range(200))
+    path = tmp_path / "i.sqlite"
+    build_index([rec(0, text, ("H",), 0)], path)
+    with BookIndex.open(path) as index:
+        snippet = index.search("needle").hits[0].snippet
+    assert snippet.startswith("…") and snippet.endswith("…")
+    assert "«needle»" in snippet and 150 <= len(snippet) <= 260
+
+
+def test_snippet_joins_japanese_lines(ix: BookIndex):
+    hit = next(h for h in ix.search("交流").hits if h.record_id == "r0001")
+    snippet = hit.snippet
+    assert "\n" not in snippet and "人々は«交流»" in snippet
+
+
+# --- hints --------------------------------------------------------------------------------
+
+
+def test_heading_hint_boosts(ix: BookIndex):
+    plain = ix.search("electric")
+    boosted = ix.search("electric", hints={"heading": "electricity again"})
+    assert ids(plain)[0] != "r0006" or plain.hits[0].score < boosted.hits[0].score
+    assert ids(boosted)[0] == "r0006"
+    assert boosted.hits[0].score == pytest.approx(
+        next(h.score for h in plain.hits if h.record_id == "r0006") * HINT_BOOST)
+    assert boosted.total_matches == plain.total_matches
+    applied = boosted.hints_applied[0]
+    assert (applied.key, applied.applied_as, applied.records) == ("heading", "boost", 1)
+
+
+def test_heading_hint_narrows_when_strict(ix: BookIndex):
+    result = ix.search("electric", strict=True, hints={"heading": "Electricity"})
+    assert set(ids(result)) == {"r0000", "r0006"}
+    assert result.hints_applied[0].applied_as == "narrow"
+
+
+def test_chapter_hint_looks_at_the_top_level_heading(ix: BookIndex):
+    result = ix.search("electric", strict=True, hints={"chapter": "part iii"})
+    assert ids(result) == ["r0008"]
+    assert ix.search("電燈", strict=True, hints={"chapter": "電燈"}).hits == []
+    assert ids(ix.search("電燈", strict=True, hints={"chapter": "東京"})) == ["r0001"]
+
+
+def test_page_hints_narrow_to_overlapping_records(ix: BookIndex):
+    assert ids(ix.search("electric", hints={"page": "7"})) == ["r0006"]
+    assert set(ids(ix.search("electric", hints={"pages": "0-6"}))) == {"r0000", "r0006"}
+    assert set(ids(ix.search("交流", hints={"page": "5"}))) == {"r0004", "r0005"}
+    result = ix.search("electric", hints={"pages": "100-200"})
+    assert result.hits == [] and result.total_matches == 0
+    assert result.hints_applied[0].applied_as == "narrow"
+
+
+def test_label_hint_narrows_to_printed_page(ix: BookIndex):
+    assert ids(ix.search("electric", hints={"label": "i"})) == ["r0000"]
+    assert ids(ix.search("electric", hints={"label": "8"})) == ["r0008"]
+    assert ix.search("electric", hints={"label": "7"}).hits == []
+    assert ids(ix.search("electric", hints={"label": "II"})) == []
+
+
+@pytest.mark.parametrize("hints", [
+    {"section": "x"}, {"page": "x"}, {"page": "1-3"}, {"pages": "5-2"}, {"pages": "a-b"},
+    {"heading": "  "},
+])
+def test_bad_hints_are_invalid_arguments(ix: BookIndex, hints: dict[str, str]):
+    with pytest.raises(CoreError) as err:
+        ix.search("electric", hints=hints)
+    assert err.value.code is Code.INVALID_ARGUMENT
+    assert err.value.details["allowed"] == list(HINT_KEYS)
+
+
+# --- invalid and hostile queries ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\u3000"])
+def test_empty_query_is_invalid(ix: BookIndex, query: str):
+    with pytest.raises(CoreError) as err:
+        ix.search(query)
+    assert err.value.code is Code.INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize("query", ["*", "^", "(", ".*[(", "?!", "「」", '""', "-", "'"])
+def test_query_without_tokens_is_invalid(ix: BookIndex, query: str):
+    with pytest.raises(CoreError) as err:
+        ix.search(query)
+    assert err.value.code is Code.INVALID_ARGUMENT
+    assert err.value.details["reason"] == "no_tokens"
+
+
+@pytest.mark.parametrize("top_k", [0, -1, MAX_TOP_K + 1])
+def test_top_k_out_of_range(ix: BookIndex, top_k: int):
+    with pytest.raises(CoreError) as err:
+        ix.search("electric", top_k=top_k)
+    assert err.value.code is Code.INVALID_ARGUMENT
+
+
+def test_too_long_query_is_invalid(ix: BookIndex):
+    with pytest.raises(CoreError):
+        ix.search("a " * 600)
+
+
+@pytest.mark.parametrize("query,terms", [
+    ("a OR b", ["a", "or", "b"]),
+    ("electric NOT current", ["electric", "not", "current"]),
+    ("NEAR(electric current)", ["near", "electric", "current"]),
+    ('"unbalanced', ["unbalanced"]),
+    ('theorem "electric', ["theorem", "electric"]),
+    ("body:electric", ["body", "electric"]),
+    ("chars : 猫", ["chars", "猫"]),
+    ("{body chars}: electric", ["body", "chars", "electric"]),
+    ("electric*", ["electric"]),
+    ("^electric", ["electric"]),
+    ("-electric", ["electric"]),
+    ("AND", ["and"]),
+    ("electric + current", ["electric", "current"]),
+    ("'; DROP TABLE records; --", ["drop", "table", "records"]),
+    ('electric"; DELETE FROM fts; --', ["electric", "delete", "from", "fts"]),
+    ('electric "; DELETE FROM fts; --"', ["electric", "delete from fts"]),
+    ("a.*[(b", ["a", "b"]),
+    ("(electric) [current] {theorem}", ["electric", "current", "theorem"]),
+    ("\\electric\\", ["electric"]),
+    ("rank MATCH bm25(fts)", ["rank", "match", "bm25", "fts"]),
+])
+def test_hostile_queries_are_only_their_tokens(ix: BookIndex, query: str, terms: list[str]):
+    result = ix.search(query)
+    assert [t.text for t in result.terms] == terms
+    for hit in result.hits:
+        assert hit.matched_terms, hit
+    strict = ix.search(query, strict=True)
+    for hit in strict.hits:
+        assert hit.matched_terms == terms
+    assert ids(ix.search("electric current")) == ids(ix.search("current electric"))
+
+
+def test_hostile_query_results_are_what_the_tokens_say(ix: BookIndex):
+    assert ids(ix.search("electric OR banana", strict=True)) == []  # "or" is a word here
+    assert ids(ix.search("NEAR(banana bread)", strict=True)) == []
+    assert ids(ix.search('"banana bread"')) == ["r0008"]
+    assert ids(ix.search("(banana) [bread]", strict=True)) == ["r0008"]
+    assert ix.record_count == len(RECORDS)  # the DROP/DELETE queries changed nothing
+
+
+# --- engines ------------------------------------------------------------------------------
+
+ENGINE_QUERIES = [
+    ("electric", False, None), ("electric current theorem", False, None),
+    ('"electric current"', False, None), ("banana electric", True, None), ("交流", False, None),
+    ("有機交流", False, None), ("猫 electric", False, None), ("木", False, None),
+    ("電燈 東京", False, None), ("electric", False, {"heading": "kitchen"}),
+    ("electric", True, {"pages": "0-7"}), ('"東京、京都"', False, None),
+]
+
+
+def _signature(result: SearchResult) -> list[tuple[str, float, list[str], str]]:
+    return [(h.record_id, round(h.score, 9), h.matched_terms, h.snippet) for h in result.hits]
+
+
+@needs_fts5
+def test_python_engine_gives_the_same_hits_as_fts5(built: Path, tmp_path: Path):
+    py_built = tmp_path / "python.sqlite"
+    stats = build_index(RECORDS, py_built, unit_labels=LABELS, engine="python")
+    assert stats.engine == "python-bm25"
+    with BookIndex.open(built) as fts, BookIndex.open(built, engine="python") as derived, \
+            BookIndex.open(py_built) as stored:
+        assert (fts.engine, derived.engine, stored.engine) == (
+            "fts5", "python-bm25", "python-bm25")
+        for query, strict, hints in ENGINE_QUERIES:
+            expected = fts.search(query, strict=strict, hints=hints)
+            assert expected.modes.lexical_engine == "fts5"
+            for other in (derived, stored):
+                got = other.search(query, strict=strict, hints=hints)
+                assert got.modes.lexical_engine == "python-bm25"
+                assert _signature(got) == _signature(expected), query
+                assert got.total_matches == expected.total_matches
+
+
+def _random_corpus(seed: int, n: int = 80) -> list[Record]:
+    rng = random.Random(seed)
+    latin = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "tau", "rho"]
+    cjk = ["電燈", "交流", "東京", "京都", "ああ", "あ", "猫", "有機", "機械", "大阪"]
+    punct = [" ", "。", "、", " ", "\n", ", "]
+    records = []
+    for i in range(n):
+        parts = []
+        for _ in range(rng.randint(3, 40)):
+            parts.append(rng.choice(latin + cjk + cjk))
+            parts.append(rng.choice(punct) if rng.random() < 0.6 else "")
+        records.append(rec(i, "".join(parts), (f"H{i % 7}",), i))
+    return records
+
+
+@needs_fts5
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_python_bm25_equals_fts5_bm25_on_a_random_corpus(tmp_path: Path, seed: int):
+    records = _random_corpus(seed)
+    path = tmp_path / "i.sqlite"
+    build_index(records, path)
+    queries = ["alpha", "ああ", "ああああ", "あ", "電燈交流", "東京都", "alpha beta 猫",
+               '"alpha beta"', '"東京 alpha"', '"ああ、あ"', "京都大阪", "機", "omega 有機機械",
+               '"猫 sigma"']
+    with BookIndex.open(path) as fts, BookIndex.open(path, engine="python") as py:
+        for query in queries:
+            for strict in (False, True):
+                a = fts.search(query, strict=strict, top_k=MAX_TOP_K)
+                b = py.search(query, strict=strict, top_k=MAX_TOP_K)
+                assert ids(b) == ids(a), query
+                assert b.total_matches == a.total_matches
+                assert [h.score for h in b.hits] == pytest.approx(
+                    [h.score for h in a.hits], rel=1e-12)
+                # The snippet finder agrees with the engine on every hit.
+                for hit in a.hits:
+                    assert hit.matched_terms, (query, hit)
+                    if strict:
+                        assert hit.matched_terms == [t.text for t in a.terms]
+
+
+def test_auto_falls_back_to_python_bm25_without_fts5(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(index_module, "fts5_available", lambda: False)
+    path = tmp_path / "i.sqlite"
+    assert build_index(RECORDS, path).engine == "python-bm25"
+    with BookIndex.open(path) as index:
+        result = index.search("電燈")
+        assert result.modes.lexical_engine == "python-bm25" and ids(result) == ["r0001"]
+    with pytest.raises(CoreError) as err:
+        build_index(RECORDS, tmp_path / "j.sqlite", engine="fts5")
+    assert err.value.code is Code.CAPABILITY_UNAVAILABLE
+
+
+@needs_fts5
+def test_fts5_index_opened_where_fts5_is_missing_uses_python_bm25(
+        built: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(index_module, "fts5_available", lambda: False)
+    with BookIndex.open(built) as index:
+        assert index.engine == "python-bm25"
+        assert ids(index.search("有機交流")) == ["r0004"]
+
+
+def test_open_missing_or_foreign_file(tmp_path: Path):
+    with pytest.raises(CoreError) as err:
+        BookIndex.open(tmp_path / "absent.sqlite")
+    assert err.value.code is Code.NOT_FOUND
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(CoreError) as err:
+        BookIndex.open(junk)
+    assert err.value.code is Code.INTERNAL_ERROR
+
+
+def test_build_replaces_an_existing_file_and_reports_stats(tmp_path: Path):
+    path = tmp_path / "i.sqlite"
+    path.write_bytes(b"old")
+    stats = build_index(RECORDS[:2], path, unit_labels=LABELS)
+    assert stats.records == 2 and stats.bytes == path.stat().st_size
+    assert stats.cjk_chars == len("古い電燈の下で東京の人々は交流について語った")
+    with BookIndex.open(path) as index:
+        assert index.record_count == 2
+
+
+def test_index_file_is_opened_read_only(built: Path):
+    with BookIndex.open(built) as index:
+        index.search("electric")
+        with index._connection() as conn, pytest.raises(sqlite3.OperationalError):
+            conn.execute("DELETE FROM records")
+
+
+# --- threads ------------------------------------------------------------------------------
+
+
+def test_search_from_four_threads_at_once(ix: BookIndex):
+    queries = ["electric", "交流", "猫", '"electric current"', "theorem banana", "東京"]
+    expected = {q: _signature(ix.search(q)) for q in queries}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4)
+
+    def worker(offset: int) -> None:
+        try:
+            barrier.wait(timeout=10)
+            for i in range(60):
+                q = queries[(i + offset) % len(queries)]
+                assert _signature(ix.search(q)) == expected[q]
+        except BaseException as exc:  # reported to the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == []
+
+
+def test_exported_names_exist():
+    for name in index_module.__all__:
+        assert hasattr(index_module, name), name

@@ -121,23 +121,27 @@ class _CharClasses(dict):
 _CLASSES = _CharClasses()
 
 
-class _DisplayTable(dict):
-    """A ``str.translate`` table deleting what a snippet must not carry.
+@functools.cache
+def _hidden_chars() -> frozenset[str]:
+    """Characters a snippet must not carry: format characters (bidi controls, zero-width
+    characters, soft hyphen, BOM, tags) and control characters other than whitespace.
 
-    Format characters (bidi controls, zero-width characters, soft hyphen, BOM) and control
-    characters other than whitespace. The match marks (noncharacters, which no valid text
-    contains) are kept.
+    Built once from the Unicode database, over the planes where such characters exist.
     """
-
-    def __missing__(self, cp: int) -> int | None:
-        ch = chr(cp)
-        cat = unicodedata.category(ch)
-        value = None if cat == "Cf" or (cat == "Cc" and not ch.isspace()) else cp
-        self[cp] = value
-        return value
+    return frozenset(
+        ch for ch in map(chr, itertools.chain(range(0x20000), range(0xE0000, 0xE1000)))
+        if (cat := unicodedata.category(ch)) == "Cf" or (cat == "Cc" and not ch.isspace())
+    )
 
 
-_DISPLAY = _DisplayTable()
+def _strip_hidden(s: str) -> str:
+    hidden = _hidden_chars()
+    if hidden.isdisjoint(s):
+        return s
+    return "".join(ch for ch in s if ch not in hidden)
+
+
+
 _RUNS = re.compile(r"c+|w+")
 
 Segment = tuple[bool, str]
@@ -962,7 +966,7 @@ class BookIndex:
                 record_id=meta.record_id, order=meta.order, score=-neg_score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
-                snippet=snippet, matched_terms=matched,
+                snippet=snippet, matched_terms=matched, matched_by=["lexical"],
             ))
         return hits
 
@@ -1056,7 +1060,7 @@ def _snippet(text: str, norm: str, offmap: tuple[array, array],
         pieces += [text[cur:rs], _MARK_OPEN, text[rs:re_], _MARK_CLOSE]
         cur = re_
     pieces.append(text[cur:max(cur, stop)])
-    body = _tidy("".join(pieces).translate(_DISPLAY))
+    body = _tidy(_strip_hidden("".join(pieces)))
     if ws > 0:
         body = "…" + body
     if stop < len(text) and not text[stop:].isspace():
@@ -1077,7 +1081,7 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _tidy(s: str) -> str:
     """Whitespace collapsed, none left between two CJK characters; marks become « »."""
     s = " ".join(s.split())
-    if not s.isascii():
+    if " " in s and not s.isascii():
         s = _WIDE_SPACE.sub(_space_between, s)
     return s.replace(_MARK_OPEN, "«").replace(_MARK_CLOSE, "»")
 

@@ -192,9 +192,10 @@ def _headings(lines: list[str], start: int) -> list[_Heading]:
         line = lines[i]
         fence_match = _FENCE.match(line)
         if fence is not None:
-            if fence_match and fence_match.group(1)[0] == fence[0]:
-                if len(fence_match.group(1)) >= len(fence):
-                    fence = None
+            # A closing fence is the fence character alone, at least as many times.
+            closing = line.strip() if fence_match else ""
+            if set(closing) == {fence[0]} and len(closing) >= len(fence):
+                fence = None
             continue
         if fence_match:
             fence = fence_match.group(1)
@@ -210,15 +211,18 @@ def _headings(lines: list[str], start: int) -> list[_Heading]:
             continue
         setext = _SETEXT.match(line)
         if setext and paragraph_start is not None:
-            title = " ".join(lines[j].strip() for j in range(paragraph_start, i))
+            title = " ".join(lines[j].strip(" \t") for j in range(paragraph_start, i))
             level = 1 if setext.group(1)[0] == "=" else 2
             headings.append(_Heading(paragraph_start, level, _plain(title)))
             paragraph_start = None
             continue
-        if paragraph_start is None:
-            # Only a paragraph can be underlined: not a list item, quote, table or indented code.
-            if not _BLOCK_START.match(line) and not line.startswith(("    ", "\t")):
-                paragraph_start = i
+        # Only a paragraph can be underlined: not a list item, quote, table or indented code.
+        if (
+            paragraph_start is None
+            and not _BLOCK_START.match(line)
+            and not line.startswith(("    ", "\t"))
+        ):
+            paragraph_start = i
     return headings
 
 
@@ -229,4 +233,5 @@ def _plain(title: str) -> str:
     while previous != title:
         previous = title
         title = _EMPHASIS.sub(r"\2", title)
-    return " ".join(title.split()) or "(untitled)"
+    # ASCII whitespace only: an ideographic space in a CJK title is part of it.
+    return re.sub(r"[ \t]+", " ", title).strip(" \t") or "(untitled)"

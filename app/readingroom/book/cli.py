@@ -297,7 +297,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("book-agent: interrupted; nothing was registered by an unfinished init.",
               file=sys.stderr)
         return 130
-    print(env.to_json() if args.json else render_text(env))
+    try:
+        print(env.to_json() if args.json else render_text(env))
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into `head`: not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

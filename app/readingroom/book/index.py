@@ -122,24 +122,22 @@ _CLASSES = _CharClasses()
 
 
 @functools.cache
-def _hidden_chars() -> frozenset[str]:
+def _hidden_chars() -> re.Pattern[str]:
     """Characters a snippet must not carry: format characters (bidi controls, zero-width
     characters, soft hyphen, BOM, tags) and control characters other than whitespace.
 
     Built once from the Unicode database, over the planes where such characters exist.
     """
-    return frozenset(
-        ch for ch in map(chr, itertools.chain(range(0x20000), range(0xE0000, 0xE1000)))
-        if (cat := unicodedata.category(ch)) == "Cf" or (cat == "Cc" and not ch.isspace())
-    )
-
-
-def _strip_hidden(s: str) -> str:
-    hidden = _hidden_chars()
-    if hidden.isdisjoint(s):
-        return s
-    return "".join(ch for ch in s if ch not in hidden)
-
+    ranges: list[list[int]] = []
+    for cp in itertools.chain(range(0x20000), range(0xE0000, 0xE1000)):
+        ch = chr(cp)
+        cat = unicodedata.category(ch)
+        if cat == "Cf" or (cat == "Cc" and not ch.isspace()):
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]")
 
 
 _RUNS = re.compile(r"c+|w+")
@@ -497,6 +495,7 @@ def build_index(
     doc_rows = []
     streams: list[tuple[int, list[str], str]] = []
     body_total = chars_total = 0
+    fold = functools.lru_cache(maxsize=None)(normalise)  # headings repeat across records
     ordered = sorted(records, key=operator.attrgetter("order"))
     for rowid, rec in enumerate(ordered, start=1):
         norm, offsets = normalise_with_offsets(rec.text)
@@ -505,13 +504,14 @@ def build_index(
         body_len, chars_len = len(body), len(chars)
         body_total += body_len
         chars_total += chars_len
-        last = rec.unit_end - 1 if rec.char_end == 0 and rec.unit_end > rec.unit_start \
-            else rec.unit_end
+        # A record ending at offset 0 of a unit has no text on it.
+        ends_before = rec.char_end == 0 and rec.unit_end > rec.unit_start
+        last = rec.unit_end - 1 if ends_before else rec.unit_end
         page_labels = [lab for lab in labels[rec.unit_start:last + 1] if lab]
         record_rows.append((
             rowid, rec.record_id, rec.order,
             json.dumps(list(rec.heading_path), ensure_ascii=False),
-            json.dumps([normalise(h) for h in rec.heading_path], ensure_ascii=False),
+            json.dumps([fold(h) for h in rec.heading_path], ensure_ascii=False),
             rec.unit_start, rec.unit_end, last,
             json.dumps(page_labels, ensure_ascii=False),
             body_len, chars_len, rec.text, norm,
@@ -851,15 +851,16 @@ class BookIndex:
         word; a CJK run is a phrase of its bigrams (有機交流 matches only that contiguous
         string); a one-character CJK term matches the character anywhere; a double-quoted
         part is a phrase whose words and runs must be adjacent and in order. Query text is
-        never index or regex syntax: ``a OR b`` searches three words, ``NEAR(x y)`` two.
+        never index or regex syntax: ``a OR b`` searches the three words a, or, b.
 
         Ranking: BM25 (higher is better), ties in reading order. By default any term may
         match and records with more terms rank higher; with ``strict`` every term must.
 
         Hints narrow or boost, and are reported in ``hints_applied``:
 
-        - ``heading=TEXT``: boost records whose heading path contains TEXT (normalised);
-          with ``strict`` it narrows instead.
+        - ``heading=TEXT``: boost records whose heading path contains TEXT (normalised):
+          their score is multiplied by :data:`HINT_BOOST`, once however many boost hints
+          select them; with ``strict`` it narrows instead.
         - ``chapter=TEXT``: the same, on the top-level heading only.
         - ``page=N`` / ``pages=A-B``: narrow to records overlapping those zero-based unit
           indexes (PDF page indexes, EPUB spine positions).
@@ -1060,7 +1061,7 @@ def _snippet(text: str, norm: str, offmap: tuple[array, array],
         pieces += [text[cur:rs], _MARK_OPEN, text[rs:re_], _MARK_CLOSE]
         cur = re_
     pieces.append(text[cur:max(cur, stop)])
-    body = _tidy(_strip_hidden("".join(pieces)))
+    body = _tidy(_hidden_chars().sub("", "".join(pieces)))
     if ws > 0:
         body = "…" + body
     if stop < len(text) and not text[stop:].isspace():

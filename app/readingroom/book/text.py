@@ -20,13 +20,19 @@ __all__ = ["is_cjk", "normalise", "normalise_with_offsets", "raw_span", "strip_c
 _DROP = frozenset(
     "\u00ad\u200b\u200c\u200d\u2060\ufeff"  # soft hyphen, zero-width characters, BOM
     "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"  # bidi controls
+    # Variation selectors (incl. ideographic variation sequences: 葛 + IVS is still 葛).
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
 )
+_CJK_PUNCTUATION = frozenset("\u30fb\u30a0\u309b\u309c")  # ・ ゠ ゛ ゜ separate words
 _HYPHENS = frozenset("-\u2010\u2011")
 
 
 def is_cjk(ch: str) -> bool:
     """True for Han, Hiragana, Katakana and Hangul characters (the bigram-tokenised scripts)."""
     cp = ord(ch)
+    if ch in _CJK_PUNCTUATION:
+        return False
     return (
         0x3040 <= cp <= 0x30FF  # hiragana, katakana
         or 0x31F0 <= cp <= 0x31FF
@@ -43,7 +49,7 @@ def is_cjk(ch: str) -> bool:
 
 def strip_controls(text: str) -> str:
     """Remove bidi and zero-width controls (for text shown to an assistant)."""
-    return "".join(c for c in text if c not in _DROP or c == "\u00ad")
+    return "".join(c for c in text if c not in _DROP or c == "\u00ad" or "\ufe00" <= c)
 
 
 def _clusters(text: str):

@@ -1,30 +1,36 @@
 """A PDF → one raw-text unit per page, with the outline mapped onto the pages (PyMuPDF).
 
-One ``get_text("blocks")`` pass per page: it costs the same as plain ``get_text()`` and also
-gives each block's rectangle, which the reading order and the outline offsets need. Only a page
-with CJK text pays for a second, ``dict`` pass (line directions and line boxes), because only
-there can vertical writing or wrapped CJK lines need assembling.
+One MuPDF text page per page, read as ``blocks``: that costs what plain ``get_text()`` costs
+and also gives each block's rectangle, which the reading order and the outline offsets need.
+Only a page with CJK text also reads the same text page as ``dict`` (line directions and
+boxes), because only there can vertical writing or wrapped CJK lines need assembling. Pages are
+streamed: no Page object outlives its turn.
 
 Reading order
     Blocks keep the content-stream order MuPDF reports. ``sort=True`` is not used: it orders
-    blocks by their top edge, which interleaves the paragraphs of two columns, and it costs
-    about 8× a plain pass. Producers (LaTeX, Word, InDesign) write a two-column page column by
-    column, so the stream order is the reading order. When it plainly is not (several
-    paragraph blocks step back *up* within one column), the page is re-ordered geometrically:
-    full-width blocks split the page into bands, and in each band the columns are read left
-    to right, top to bottom.
+    blocks by their top edge, which interleaves the paragraphs of two columns, and it cost 8×
+    a plain pass on the textbook fixture. Producers (LaTeX, Word, InDesign) write a two-column
+    page column by column, so the stream order is the reading order, and a table's stream is
+    row by row, as it should be read. When the order plainly is wrong (paragraph blocks step
+    back *up* within one column at least three times and in 30 % of steps), the page is
+    re-ordered geometrically: full-width blocks split the page into bands, and in each band
+    the columns are read left to right, top to bottom.
 
 Vertical Japanese (tategaki)
     MuPDF reports vertical glyphs as lines of one character each (``wmode`` 1, ``dir`` (0, 1)),
-    so plain text is one character per line. A CJK page is vertical when most of its
-    characters sit on vertical lines (``wmode == 1`` or ``dir`` ≈ (0, 1)), or on one-glyph CJK
+    so plain text is one character per line. A CJK page is vertical when at least 40 % of its
+    characters sit on vertical lines (``wmode == 1`` or ``dir`` ≈ (0, 1)) or on one-glyph CJK
     lines stacked into narrow columns (glyphs drawn one by one). Its glyphs are assembled into
-    columns (grouped by x, top to bottom), the columns of a tier are read right to left and
-    tiers top to bottom, and glyphs are joined with no space or newline. A column that starts
-    indented or follows a short column begins a new paragraph (a newline).
+    columns (grouped by x, top to bottom); columns of a tier are read right to left, tiers top
+    to bottom; glyphs are joined with no space or newline. A column that starts below the
+    common column top (an indent) or follows one that stops short of the common bottom begins
+    a new paragraph (a newline). Ruby (furigana: half-size kana beside a column, or above a
+    horizontal line) is left out, as in EPUB, so phrases stay unbroken.
 
-Raw text keeps ligatures and soft hyphens (normalisation folds them); C0 control characters
-(unmapped maths glyphs) are dropped.
+Horizontal CJK lines that run to the right edge and continue at the left edge of the next line
+are joined without a newline; MuPDF often makes each such line its own block, so this is judged
+across blocks. Raw text keeps ligatures and soft hyphens (normalisation folds them); C0 control
+characters (unmapped maths glyphs) are dropped.
 """
 
 from __future__ import annotations
@@ -447,14 +453,16 @@ def _extract_page(page: Any, flags: int) -> _Page:
     """The page's text in reading order (see the module docstring)."""
     blocks: list[_Box] = []
     cjk = 0
-    for x0, y0, x1, y1, text, _number, kind in page.get_text("blocks", flags=flags):
+    # One text page (MuPDF's layout analysis) serves both the blocks and, if needed, the dict.
+    textpage = page.get_textpage(flags=flags)
+    for x0, y0, x1, y1, text, _number, kind in page.get_text("blocks", textpage=textpage):
         if kind != 0:
             continue
         if _CJK_HINT.search(text):
             cjk += sum(1 for ch in text if is_cjk(ch))
         blocks.append(_Box(x0, y0, x1, y1, text))
     if cjk >= _CJK_MIN:
-        return _extract_cjk_page(page, flags)
+        return _extract_cjk_page(page, textpage)
     ordered, reordered = _reading_order(blocks, float(page.rect.width))
     return _join_blocks([(b, _clean_lines(b.text)) for b in ordered], reordered=reordered)
 
@@ -537,8 +545,8 @@ def _is_vertical_line(line: dict[str, Any]) -> bool:
     return line.get("wmode", 0) == 1 or (dy > 0.9 and abs(dx) < 0.2)
 
 
-def _extract_cjk_page(page: Any, flags: int) -> _Page:
-    data = page.get_text("dict", flags=flags)
+def _extract_cjk_page(page: Any, textpage: Any) -> _Page:
+    data = page.get_text("dict", textpage=textpage)
     blocks: list[list[_Box]] = []
     for block in data.get("blocks", ()):
         if block.get("type", 0) != 0:
@@ -725,6 +733,18 @@ class _Column:
 def _vertical_page(blocks: list[list[_Box]], stacked: set[int]) -> _Page:
     glyphs = [b for lines in blocks for b in lines if b.vertical or id(b) in stacked]
     em = statistics.median(b.width for b in glyphs) or 1.0
+    # Tate-chu-yoko: two or three upright digits set across one column cell are a glyph of it.
+    upright = {
+        id(b)
+        for lines in blocks
+        for b in lines
+        if not (b.vertical or id(b) in stacked)
+        and len(b.text) <= 4
+        and b.width <= 1.6 * em
+        and b.y1 - b.y0 <= 1.5 * em
+    }
+    stacked = stacked | upright
+    glyphs += [b for lines in blocks for b in lines if id(b) in upright]
     ruby = _ruby_beside(glyphs, em)
     items = _columns([g for g in glyphs if id(g) not in ruby], em)
     for lines in blocks:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The two set-up commands of readingroom, for Windows, macOS and Linux alike.
 
-    python run.py demo    run the suite's main job on its embedded default (no network)
+    python run.py demo    the main job on its embedded default: a book made from this project's
+                          docs, initialised, searched, located, rendered (no network, no user data)
     python run.py test    run the whole test suite (extra arguments go to pytest)
 
 Each creates (or reuses) a virtual environment in ``.venv`` beside this file and installs the
@@ -56,7 +57,7 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ)
     env.setdefault("PYTHONUTF8", "1")
     if argv[0] == "demo":
-        cmd = [str(python), "-m", "readingroom", "self-test", *argv[1:]]
+        cmd = [str(python), "-m", "readingroom.book", "demo", *argv[1:]]
     else:
         cmd = [str(python), "-m", "pytest", *argv[1:]]
     return subprocess.run(cmd, cwd=ROOT, env=env).returncode

@@ -63,11 +63,15 @@ def markdown_sections(markdown: str) -> list[tuple[int, str, str]]:
             body = []
             sections.append((len(m.group(1)), m.group(2).strip(), body))
             continue
+        item = re.match(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$", line)
         if not line.strip():
             flush()
-        elif line.lstrip().startswith(("- ", "* ", "|")):
+        elif item:
             flush()
-            body.append("<p>" + _inline(line.strip().lstrip("-* ")) + "</p>")
+            para.append("• " + item.group(1).strip())
+        elif line.lstrip().startswith("|"):
+            flush()
+            body.append("<p>" + _inline(line.strip()) + "</p>")
         else:
             para.append(line.strip())
     flush()
@@ -87,7 +91,7 @@ def make_demo_pdf(path: Path) -> Path:
         for level, title, body in markdown_sections(markdown):
             part = Path(tempfile.mkstemp(suffix=".pdf")[1])
             writer = pymupdf.DocumentWriter(str(part))
-            story = pymupdf.Story(f"<h{min(level, 3)}>{html.escape(title)}</h{min(level, 3)}>"
+            story = pymupdf.Story(f"<h{min(level, 3)}>{_inline(title)}</h{min(level, 3)}>"
                                   f"{body}", user_css="body {font-size: 10pt;}")
             box = pymupdf.paper_rect("a5")
             more = 1

@@ -96,7 +96,7 @@ def _slices(units: Sequence[SourceUnit], start: tuple[int, int], end: tuple[int,
         text_len = len(units[u].text)
         a = c0 if u == u0 else 0
         b = c1 if u == u1 else text_len
-        if b > a or (u == u0 == u1):
+        if b > a or u == u0:
             yield u, a, b
 
 
@@ -108,6 +108,16 @@ def _cut_points(text: str, lo: int, hi: int) -> int:
         if k > 0:
             return lo + k + len(sep)
     return hi
+
+
+def _tidy_end(units: Sequence[SourceUnit], start: tuple[int, int],
+              end: tuple[int, int]) -> tuple[int, int]:
+    """An end at the very start of a later unit is the end of the unit before it."""
+    u, c = end
+    while c == 0 and u > start[0]:
+        u -= 1
+        c = len(units[u].text)
+    return u, c
 
 
 def _split(units: Sequence[SourceUnit], sec: _Section):
@@ -133,7 +143,8 @@ def _split(units: Sequence[SourceUnit], sec: _Section):
         size += b - pos
     if cur_start is not None:
         parts.append((cur_start, sec.end))
-    return parts or [(sec.start, sec.end)]
+    parts = parts or [(sec.start, sec.end)]
+    return [(a, _tidy_end(units, a, b)) for a, b in parts]
 
 
 def _span_text(units: Sequence[SourceUnit], start: tuple[int, int], end: tuple[int, int]) -> str:

@@ -49,7 +49,7 @@ def is_cjk(ch: str) -> bool:
 
 def strip_controls(text: str) -> str:
     """Remove bidi and zero-width controls (for text shown to an assistant)."""
-    return "".join(c for c in text if c not in _DROP or c == "\u00ad" or "\ufe00" <= c)
+    return "".join(c for c in text if c not in _DROP or c == "\u00ad" or c >= "\ufe00")
 
 
 def _clusters(text: str):

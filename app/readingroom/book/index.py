@@ -37,6 +37,7 @@ import threading
 import time
 import unicodedata
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,22 +123,27 @@ _CLASSES = _CharClasses()
 
 
 @functools.cache
-def _hidden_chars() -> re.Pattern[str]:
-    """Characters a snippet must not carry: format characters (bidi controls, zero-width
-    characters, soft hyphen, BOM, tags) and control characters other than whitespace.
+def _hidden_chars() -> dict[int, None]:
+    """Characters a snippet must not carry, as a ``str.translate`` table that deletes them:
+    format characters (bidi controls, zero-width characters, soft hyphen, BOM, tags) and
+    control characters other than whitespace.
 
-    Built once from the Unicode database, over the planes where such characters exist.
+    Built once from the Unicode database, over the planes where such characters exist. A
+    translate table, not a regex: a character class this size makes the regex engine the
+    slowest step of a search.
     """
-    ranges: list[list[int]] = []
-    for cp in itertools.chain(range(0x20000), range(0xE0000, 0xE1000)):
-        ch = chr(cp)
-        cat = unicodedata.category(ch)
-        if cat == "Cf" or (cat == "Cc" and not ch.isspace()):
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1][1] = cp
-            else:
-                ranges.append([cp, cp])
-    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]")
+    return {
+        cp: None
+        for cp in itertools.chain(range(0x20000), range(0xE0000, 0xE1000))
+        if (cat := unicodedata.category(chr(cp))) == "Cf"
+        or (cat == "Cc" and not chr(cp).isspace())
+    }
+
+
+@functools.cache
+def _hidden_set() -> frozenset[str]:
+    """The same characters as a set, for the fast check that a snippet has none."""
+    return frozenset(map(chr, _hidden_chars()))
 
 
 _RUNS = re.compile(r"c+|w+")
@@ -744,6 +750,10 @@ class BookIndex:
         self._idle: list[sqlite3.Connection] = []
         self._closed = False
         self._lock = threading.Lock()
+        # Snippet material of recently hit records (immutable, so safe to share): searches on
+        # one book keep hitting the same sections, and decoding a record costs more than
+        # scoring it.
+        self._rows: OrderedDict[int, tuple[str, str, tuple[array, array]]] = OrderedDict()
 
     @property
     def engine(self) -> str:
@@ -952,17 +962,18 @@ class BookIndex:
             raise _bad_hint("The pages hint ends before it starts.", key, value)
         return {m.rowid for m in records if m.unit_start <= hi and m.unit_last >= lo}
 
+    def _snippet_rows(self, conn: sqlite3.Connection,
+                      ids: list[int]) -> dict[int, tuple[str, str, tuple[array, array]]]:
+        return _cache_rows(self, conn, ids)
+
     def _hits(self, conn: sqlite3.Connection, top: list[tuple[float, int]],
               terms: Sequence[_Term]) -> list[Hit]:
-        ids = [rowid for _, rowid in top]
-        rows = {r[0]: r[1:] for r in conn.execute(
-            f"SELECT rowid, text, norm, offmap FROM records WHERE rowid IN "
-            f"({','.join('?' * len(ids))})", ids)}
+        rows = self._snippet_rows(conn, [rowid for _, rowid in top])
         hits = []
         for neg_score, rowid in top:
             meta = self._by_rowid[rowid]
             text, norm, offmap = rows[rowid]
-            snippet, matched = _snippet(text, norm, _unpack_runs(offmap), terms)
+            snippet, matched = _snippet(text, norm, offmap, terms)
             hits.append(Hit(
                 record_id=meta.record_id, order=meta.order, score=-neg_score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
@@ -970,6 +981,30 @@ class BookIndex:
                 snippet=snippet, matched_terms=matched, matched_by=["lexical"],
             ))
         return hits
+
+
+def _cache_rows(index: BookIndex, conn: sqlite3.Connection,
+                ids: list[int]) -> dict[int, tuple[str, str, tuple[array, array]]]:
+    with index._lock:
+        cached = {i: index._rows[i] for i in ids if i in index._rows}
+    missing = [i for i in ids if i not in cached]
+    if missing:
+        fetched = {r[0]: (r[1], r[2], _unpack_runs(r[3])) for r in conn.execute(
+            f"SELECT rowid, text, norm, offmap FROM records WHERE rowid IN "
+            f"({','.join('?' * len(missing))})", missing)}
+        cached.update(fetched)
+        with index._lock:
+            index._rows.update(fetched)
+            while len(index._rows) > _ROW_CACHE:
+                index._rows.popitem(last=False)
+    with index._lock:
+        for i in ids:
+            if i in index._rows:
+                index._rows.move_to_end(i)
+    return cached
+
+
+_ROW_CACHE = 1024
 
 
 def _choose_engine(conn: sqlite3.Connection, meta: dict[str, str], engine: EngineChoice,
@@ -1061,7 +1096,9 @@ def _snippet(text: str, norm: str, offmap: tuple[array, array],
         pieces += [text[cur:rs], _MARK_OPEN, text[rs:re_], _MARK_CLOSE]
         cur = re_
     pieces.append(text[cur:max(cur, stop)])
-    body = _tidy(_hidden_chars().sub("", "".join(pieces)))
+    joined = "".join(pieces)
+    table, hidden = _hidden_chars(), _hidden_set()
+    body = _tidy(joined if hidden.isdisjoint(joined) else joined.translate(table))
     if ws > 0:
         body = "…" + body
     if stop < len(text) and not text[stop:].isspace():

@@ -88,3 +88,13 @@ def test_release_archive_carries_bundle_installer_licences_and_source(bundle):
     third_party = {n.split("/")[2] for n in names if n.startswith(f"{top}/licenses/")}
     assert any(t.lower().startswith("mcp-") for t in third_party)
     assert any(t.lower().startswith("lxml-") for t in third_party)
+
+
+def test_frozen_book_agent_runs_the_demo(bundle, tmp_path):
+    """PyMuPDF, ebooklib and the package data survive freezing, and stdout stays JSON."""
+    done = subprocess.run([str(bundle / f"book-agent{SUFFIX}"), "--json", "demo", "--keep",
+                           str(tmp_path / "demo")], capture_output=True, text=True,
+                          encoding="utf-8", timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["data"]["ok"] is True
+    assert "FAIL" not in done.stderr

@@ -11,6 +11,7 @@ import pytest
 from readingroom.book.service import MAX_CHARS_CEILING, BookService
 from readingroom.core.errors import Code, CoreError
 
+from .conftest import fixture_books
 from .make_books import make_epub, make_japanese_pdf, make_pdf
 
 TEXTBOOK = "geotopo-textbook-outline.pdf"
@@ -21,16 +22,7 @@ ALICE = "alice-epub3-images.epub"
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    from ..conftest import samples_dir
-
-    books = samples_dir() / "books"
-    if not books.is_dir():
-        import os
-
-        message = f"shared samples not found at {books} (set READINGROOM_SAMPLES)"
-        if os.environ.get("READINGROOM_REQUIRE_SAMPLES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    books = fixture_books()
     service = BookService(tmp_path_factory.mktemp("data"))
     service.init(books / TEXTBOOK, book_id="textbook")
     service.init(books / SCAN, book_id="scan", allow_image_only=True)

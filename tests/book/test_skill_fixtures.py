@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from readingroom.book.service import BookService
 from readingroom.book.skill import validate_skill
 
+from .conftest import fixture_books
 from .golden_util import assert_matches_golden
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -23,14 +23,7 @@ BOOKS = {
 
 @pytest.fixture(scope="module")
 def skills(tmp_path_factory):
-    from ..conftest import samples_dir
-
-    books = samples_dir() / "books"
-    if not books.is_dir():
-        message = f"shared samples not found at {books} (set READINGROOM_SAMPLES)"
-        if os.environ.get("READINGROOM_REQUIRE_SAMPLES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    books = fixture_books()
     service = BookService(tmp_path_factory.mktemp("data"))
     out = {}
     for book_id, (name, options) in BOOKS.items():

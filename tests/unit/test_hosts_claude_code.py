@@ -29,16 +29,6 @@ class FakeClaude:
         return subprocess.CompletedProcess(list(argv), self.returncode, "", self.stderr)
 
 
-@pytest.fixture
-def install_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "install"
-    folder.mkdir()
-    exe = folder / "ndl-mcp"
-    exe.write_text("#!/bin/sh\n")
-    exe.chmod(0o755)
-    return folder
-
-
 def context(tmp_path: Path, runner: FakeClaude | None = None, *, on_path: bool = True,
             env: dict[str, str] | None = None) -> HostContext:
     return HostContext(

@@ -36,16 +36,6 @@ def ctx(tmp_path: Path) -> HostContext:
     return HostContext(home=tmp_path / "home", platform="linux", now=lambda: NOW)
 
 
-@pytest.fixture
-def install_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "install"
-    folder.mkdir()
-    exe = folder / "ndl-mcp"
-    exe.write_text("#!/bin/sh\n")
-    exe.chmod(0o755)
-    return folder
-
-
 def entries(ctx, install_dir, tmp_path):
     return build_entries(SERVERS.values(), install_dir, tmp_path / "data", ctx)
 

@@ -45,16 +45,6 @@ def ctx(tmp_path: Path) -> HostContext:
 
 
 @pytest.fixture
-def install_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "install"
-    folder.mkdir()
-    exe = folder / "ndl-mcp"
-    exe.write_text("#!/bin/sh\n")
-    exe.chmod(0o755)
-    return folder
-
-
-@pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
 

@@ -95,3 +95,12 @@ def test_raw_lines_that_look_like_markdown_syntax_are_escaped():
     unit = SourceUnit("pdf_page", 0, "# not a heading\n- not a list\nplain")
     bt = build_book_text(SourceDocument("pdf", (unit,)))
     assert "\\# not a heading" in bt.markdown and "\\- not a list" in bt.markdown
+
+
+def test_long_prose_lines_are_soft_wrapped_so_reads_can_page():
+    latin = SourceUnit("pdf_page", 0, "word " * 400)
+    cjk = SourceUnit("pdf_page", 1, "漢字" * 400)
+    bt = build_book_text(SourceDocument("pdf", (latin, cjk)))
+    body = [line for line in bt.markdown.splitlines() if not line.startswith(("#", "<!--"))]
+    assert max(len(line) for line in body) <= 200
+    assert "".join(line for line in body if "漢" in line) == "漢字" * 400  # nothing lost

@@ -254,6 +254,10 @@ def render_text(env: Envelope) -> str:
             out.append(f"  {where}: …{c['prefix'][-40:]} «{loc['quote'][:80]}» "
                        f"{c['suffix'][:40]}…")
             out.append("  locator: " + json.dumps(loc, ensure_ascii=False))
+    elif op == "book_read_markdown" and data.get("status") == "ambiguous":
+        out.append(f"{len(env.items)} headings match {data['heading']!r}:")
+        for c in env.items:
+            out.append(f"  line {c['line']}: {'#' * c['level']} {c['heading']}")
     elif op in ("book_read_source", "book_get_skill", "book_read_markdown") and "text" in data:
         out.append(data["text"])
         if data.get("truncated"):

@@ -10,6 +10,7 @@ reported in ``markdown_fallback_units``.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +24,8 @@ MAX_RECORD_CHARS = 4000
 MIN_SPLIT_CHARS = 1200
 """A part is not cut shorter than this unless its section ends."""
 COVERAGE_FLOOR = 0.95
+WRAP = 100
+"""Prose lines of ``book.md`` are soft-wrapped near this width."""
 
 _MD_SYNTAX = re.compile(r"!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|[#*_>`|\[\]-]")
 
@@ -175,14 +178,14 @@ def build_book_text(doc: SourceDocument) -> BookText:
     fallback: list[int] = []
     whole_unit_md_used: set[int] = set()
     for s_no, sec in enumerate(sections, start=1):
+        depth = min(sec.level + (1 if doc.title else 0), 6) if sec.title is not None else 0
         if sec.title is not None:
-            depth = min(sec.level + (1 if doc.title else 0), 6)
             lines += [f"{'#' * depth} {_md_escape_heading(sec.title)}", ""]
         for p_no, (start, end) in enumerate(_split(units, sec), start=1):
             rid = f"r{s_no:04d}" if p_no == 1 else f"r{s_no:04d}-{p_no}"
             text = _span_text(units, start, end)
             md_start = len(lines) + 1
-            body = _markdown_body(units, start, end, fallback, whole_unit_md_used, sec)
+            body = _markdown_body(units, start, end, fallback, whole_unit_md_used, sec, depth)
             lines += body
             lines.append("")
             records.append(
@@ -203,7 +206,7 @@ def build_book_text(doc: SourceDocument) -> BookText:
     return BookText(records, markdown, sorted(set(fallback)), len(sections))
 
 
-def _markdown_body(units, start, end, fallback, used, sec) -> list[str]:
+def _markdown_body(units, start, end, fallback, used, sec, depth: int) -> list[str]:
     out: list[str] = []
     for u, a, b in _slices(units, start, end):
         unit = units[u]
@@ -214,21 +217,66 @@ def _markdown_body(units, start, end, fallback, used, sec) -> list[str]:
         if unit.markdown is not None and whole and u not in used:
             if _covers(unit.markdown, unit.text):
                 used.add(u)
-                out += _drop_repeated_heading(unit.markdown, sec.title).splitlines()
+                body = _drop_repeated_heading(unit.markdown, sec.title)
+                out += _wrap(_nest_headings(body, depth).splitlines())
                 continue
             fallback.append(u)
         elif unit.markdown is not None and not whole:
             fallback.append(u)
-        out += _raw_as_markdown(unit.text[a:b])
+        out += _wrap(_raw_as_markdown(unit.text[a:b]))
     return out
 
 
+def _wrap(lines: list[str]) -> list[str]:
+    """Soft-wrap long prose lines (Markdown joins them again) so line-based reads can page.
+
+    Headings, table rows, list items and fenced code keep their lines; text without spaces
+    (CJK) is cut every :data:`WRAP` characters.
+    """
+    out: list[str] = []
+    fenced = False
+    for line in lines:
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+        if fenced or len(line) <= WRAP or line.startswith(("#", "|", "<!--")):
+            out.append(line)
+            continue
+        indent = len(line) - len(line.lstrip())
+        wrapped = textwrap.wrap(line, WRAP, break_long_words=False, break_on_hyphens=False,
+                                subsequent_indent=" " * min(indent + 2, 4) if indent or
+                                re.match(r"^\s*([-*+]|\d+[.)])\s", line) else "")
+        for piece in wrapped:
+            while len(piece) > WRAP * 2:  # no spaces to break at (CJK): cut
+                out.append(piece[:WRAP])
+                piece = piece[WRAP:]
+            out.append(piece)
+    return out
+
+
+def _heading_key(text: str) -> str:
+    return re.sub(r"\W+", "", normalise(text))
+
+
 def _drop_repeated_heading(markdown: str, title: str | None) -> str:
+    """Drop the unit's first heading when it repeats the contents entry's title."""
     lines = markdown.strip("\n").splitlines()
     if (title and lines and lines[0].startswith("#")
-            and normalise(lines[0].lstrip("#")).strip() == normalise(title).strip()):
+            and _heading_key(lines[0].lstrip("#")) == _heading_key(title)):
         lines = lines[1:]
     return "\n".join(lines)
+
+
+def _nest_headings(markdown: str, depth: int) -> str:
+    """Push a unit's own ATX headings below the section heading they sit under."""
+    if depth <= 0:
+        return markdown
+    out, fenced = [], False
+    for line in markdown.splitlines():
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+        m = None if fenced else re.match(r"^(#{1,6})(\s.*)$", line)
+        out.append(f"{'#' * min(len(m.group(1)) + depth, 6)}{m.group(2)}" if m else line)
+    return "\n".join(out)
 
 
 def _raw_as_markdown(text: str) -> list[str]:

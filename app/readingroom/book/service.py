@@ -181,7 +181,7 @@ class BookService:
         progress: Callable[[str, int, int], None] | None = None,
     ) -> Envelope:
         """Ingest a source file into a new package version and publish it atomically."""
-        from .ingest import ingest
+        from .ingest import detect_format, ingest
 
         began = time.monotonic()
         src = Path(source)
@@ -199,7 +199,9 @@ class BookService:
         try:
             (build / "source").mkdir()
             sha, size = _sha256_copy(src, build / "source" / src.name)
-            step = (lambda done, total: progress("pages", done, total)) if progress else None
+            word = {"pdf": "pages", "epub": "chapters"}.get(detect_format(build / "source" /
+                                                                        src.name), "sections")
+            step = (lambda done, total: progress(word, done, total)) if progress else None
             doc = ingest(build / "source" / src.name, progress=step,
                          allow_image_only=allow_image_only)
             if title:
@@ -365,6 +367,14 @@ class BookService:
         if not hits:
             env.diagnose(Level.info, Code.ZERO_RESULT, "No record matches the query.",
                          hint="Drop --strict, shorten the query, or try the original script.")
+        blind = loaded.manifest["capabilities"].get("no_text_layer_units") or []
+        if blind:
+            env.diagnose(
+                Level.warning, Code.CAPABILITY_UNAVAILABLE,
+                f"{len(blind)} of {len(loaded.units)} pages have no text layer; their text "
+                "cannot be searched, so absence from these results proves nothing about them.",
+                hint="Look at those pages with render-page, or OCR the book and re-init it.",
+            )
         return env
 
     # ------------------------------------------------------------------ locate / read
@@ -484,16 +494,20 @@ class BookService:
         out, used, last = [], 0, start_line - 1
         for n in range(start_line, min(end_line, len(lines)) + 1):
             line = lines[n - 1]
-            if used + len(line) + 1 > budget and out:
+            if used + len(line) + 1 > budget:
+                if not out:  # one line longer than the budget: its first part only
+                    out.append(line[:budget])
                 break
             out.append(line)
             used += len(line) + 1
             last = n
         truncated = last < min(end_line, len(lines))
+        cut_line = last < start_line  # the first line alone was longer than max_chars
         return self._env("book_read_markdown", data={
             "book_id": book_id, "version": loaded.pkg.version, "text": "\n".join(out),
-            "start_line": start_line, "end_line": last, "total_lines": len(lines),
-            "truncated": truncated, "next_line": last + 1 if truncated else None,
+            "start_line": start_line, "end_line": max(last, start_line),
+            "total_lines": len(lines), "truncated": truncated, "line_cut": cut_line,
+            "next_line": (last + 1 if not cut_line else start_line + 1) if truncated else None,
             "content_trust": TRUST_NOTE,
             "note": "book.md is a derived view; cite with book_locate_source locators.",
         })

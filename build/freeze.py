@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "build" / "readingroom.spec"
 DIST = ROOT / "dist"
-WORK = ROOT / "build" / "work"
+WORK = ROOT / "build" / "pyinstaller-tmp"
 BUNDLE = DIST / "readingroom"
 SOURCE_URL = "https://github.com/readingroom/readingroom"
 
@@ -150,7 +150,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--zip", action="store_true", help="also make the release archive")
-    parser.add_argument("--keep-work", action="store_true", help="keep build/work")
+    parser.add_argument("--keep-work", action="store_true", help="keep build/pyinstaller-tmp")
     args = parser.parse_args()
     bundle = freeze()
     if not args.keep_work:

@@ -1,58 +1,31 @@
-"""The suite's servers as hosts, the installer and the freezer see them: declared metadata only.
+"""The suite's servers and programs: one line per server, everything else derived.
 
-``hosts`` and ``setup`` read this catalogue, never a server's internals. A server added to the
-suite adds one :class:`ServerInfo` here (and its console script in ``pyproject.toml``).
+``hosts``, ``setup``, the self-test command, the freezer and the contract tests read this
+catalogue and each server's declaration (:class:`~readingroom.core.declaration.ServerInfo`),
+never a server's internals. A new server is its folder (exporting ``SERVER``) plus one line
+in :data:`SERVERS` and its console script in ``pyproject.toml`` (a test keeps the two equal).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from . import book, ndl
+from .core.declaration import Program, ServerInfo, unique_names
 
-__all__ = ["ADMIN_EXECUTABLE", "BUNDLED_PROGRAMS", "SERVERS", "ServerInfo", "server"]
+__all__ = ["ADMIN", "BUNDLED_PROGRAMS", "PROGRAMS", "SERVERS", "ServerInfo", "server"]
 
-ADMIN_EXECUTABLE = "readingroom"
-"""The admin CLI's executable name (also frozen into the bundle)."""
+SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
+    ndl.SERVER,
+)}
+"""The MCP servers of the suite, by name, in registration order."""
 
-BUNDLED_PROGRAMS = ("ndl-mcp", "readingroom", "book-agent")
-"""Every executable the frozen bundle holds (``build/readingroom.spec`` has one row each)."""
+ADMIN = Program(name="readingroom", entry_point="readingroom.cli:main")
+"""The admin command line (setup, self-test, receipts, hosts, secrets)."""
 
+PROGRAMS: dict[str, Program] = unique_names([*SERVERS.values(), ADMIN, book.PROGRAM])
+"""Every console script of the distribution: the servers, the admin CLI, other tools."""
 
-@dataclass(frozen=True)
-class ServerInfo:
-    """What a host config needs to know about one MCP server of the suite."""
-
-    name: str
-    """Server name, host entry key and executable name (``ndl-mcp`` → ``ndl-mcp.exe``)."""
-    module: str
-    """``python -m`` module that runs it."""
-    title: str
-    description: str
-    settings: tuple[str, ...] = ()
-    """Non-secret environment variables a host entry may set (values written into configs)."""
-    secrets: tuple[str, ...] = ()
-    """Secret environment variable *names* (never values) the server reads; resolved at run
-    time from the environment, then the OS keyring."""
-    args: tuple[str, ...] = ()
-    """Extra command-line arguments of the host entry."""
-    deadline_s: float = 90.0
-    """The server's own per-call deadline (``READINGROOM_TOOL_DEADLINE``)."""
-    requires_ndl_notification: bool = False
-    """Registered with hosts only once the NDL notification date is recorded."""
-
-
-SERVERS: dict[str, ServerInfo] = {
-    s.name: s
-    for s in (
-        ServerInfo(
-            name="ndl-mcp",
-            module="readingroom.ndl",
-            title="NDL Search (National Diet Library, Japan)",
-            description="Search NDL Search over SRU under the undertakings filed with the NDL.",
-            settings=("MCP_RECEIPT_LOG", "READINGROOM_TOOL_DEADLINE", "NDL_SRU_URL"),
-            requires_ndl_notification=True,
-        ),
-    )
-}
+BUNDLED_PROGRAMS: tuple[str, ...] = tuple(PROGRAMS)
+"""Every executable the frozen bundle holds (the spec and entry scripts are made from it)."""
 
 
 def server(name: str) -> ServerInfo:

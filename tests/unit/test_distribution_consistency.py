@@ -1,28 +1,54 @@
-"""Things that must agree across files: the frozen programs, console scripts, demo documents."""
+"""Things that must agree across files: the catalogue, console scripts, frozen entry scripts."""
 
 from __future__ import annotations
 
-import re
+import ast
+import importlib
+import sys
 import tomllib
 from pathlib import Path
 
-from readingroom.catalog import BUNDLED_PROGRAMS, SERVERS
+from readingroom.catalog import BUNDLED_PROGRAMS, PROGRAMS, SERVERS
+from readingroom.core.declaration import Program
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "build"))
+import entry_scripts  # noqa: E402
 
 
-def test_spec_freezes_every_bundled_program_with_an_entry_script():
-    spec = (ROOT / "build" / "readingroom.spec").read_text(encoding="utf-8")
-    rows = re.findall(r'\("([a-z-]+)", ENTRY / "([a-z_]+\.py)"\)', spec)
-    assert sorted(name for name, _ in rows) == sorted(BUNDLED_PROGRAMS)
-    for _, script in rows:
-        assert (ROOT / "build" / "entry" / script).is_file()
-
-
-def test_every_bundled_program_is_a_console_script_and_every_server_is_bundled():
+def test_console_scripts_are_exactly_the_catalogue():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]
-    assert set(BUNDLED_PROGRAMS) <= set(scripts)
-    assert set(SERVERS) <= set(BUNDLED_PROGRAMS)
+    assert scripts == {p.name: p.entry_point for p in PROGRAMS.values()}
+    assert set(SERVERS) <= set(BUNDLED_PROGRAMS) == set(scripts)
+
+
+def test_every_entry_point_resolves_to_a_callable():
+    for program in PROGRAMS.values():
+        module, _, function = program.entry_point.partition(":")
+        assert callable(getattr(importlib.import_module(module), function)), program.name
+
+
+def test_entry_scripts_call_freeze_support_first(tmp_path: Path):
+    written = entry_scripts.write_entry_scripts(PROGRAMS.values(), tmp_path)
+    assert [name for name, _ in written] == list(BUNDLED_PROGRAMS)
+    for (name, path), program in zip(written, PROGRAMS.values(), strict=True):
+        tree = ast.parse(path.read_text("utf-8"))
+        main_block = next(n for n in tree.body if isinstance(n, ast.If))
+        first = main_block.body[0]
+        assert ast.unparse(first) == "multiprocessing.freeze_support()", name
+        module, _, function = program.entry_point.partition(":")
+        assert f"from {module} import {function}" in ast.unparse(main_block), name
+
+
+def test_a_new_catalogue_program_needs_no_spec_edit(tmp_path: Path):
+    toy = Program("toy-mcp", "toy_server.__main__:main")
+    (_, path), = entry_scripts.write_entry_scripts([toy], tmp_path)
+    assert path.name == "toy_mcp.py"
+    assert "from toy_server.__main__ import main" in path.read_text("utf-8")
+    spec = (ROOT / "build" / "readingroom.spec").read_text("utf-8")
+    # The spec names no program (it reads the catalogue); "readingroom" is also the package.
+    for name in set(BUNDLED_PROGRAMS) - {"readingroom"}:
+        assert name not in spec
 
 
 def test_demo_documents_are_the_current_docs():

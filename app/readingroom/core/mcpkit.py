@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +20,10 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 from pydantic import BaseModel, ValidationError
 
+from .declaration import ServerInfo
 from .envelope import Envelope, response_schema
 from .errors import Code, CoreError
+from .settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
 
 __all__ = ["ToolSpec", "build_server", "configure_logging", "run_stdio", "to_result"]
 
@@ -80,27 +82,32 @@ def _validation_details(exc: ValidationError) -> list[dict[str, Any]]:
 
 
 def build_server(
-    name: str,
-    version: str,
+    info: ServerInfo,
     instructions: str,
     tools: Sequence[ToolSpec],
     *,
-    concurrency: int = 4,
-    deadline_s: float = 90.0,
+    env: Mapping[str, str] | None = None,
     finish: Callable[[Envelope, str], None] | None = None,
 ) -> Server:
     """Build a low-level MCP server whose every tool answers with an :class:`Envelope`.
 
+    The admission limit and the per-call deadline come from ``READINGROOM_CONCURRENCY``
+    (default 4, 1-16) and ``READINGROOM_TOOL_DEADLINE`` (default ``info.deadline_s``, 1-900).
+
     Args:
-        name: server name (``serverInfo.name``) and the envelope's ``server``.
-        version: the suite's version (``serverInfo.version``).
+        info: the server's declaration (``serverInfo.name`` and the envelope's ``server``).
         instructions: the tool-selection guide sent at ``initialize``.
         tools: the declared tools.
-        concurrency: how many tool calls run at once; the rest wait their turn.
-        deadline_s: per-call deadline; a call past it returns ``DEADLINE_EXCEEDED``.
+        env: where to read the settings (default ``os.environ``).
         finish: called on every envelope before it is sent (e.g. to add the attribution a
             licence requires on *every* response, failures included).
     """
+    from .. import __version__
+
+    name = info.name
+    concurrency = env_int(ENV_SERVER_CONCURRENCY, 4, 1, 16, env)
+    deadline_s = env_float(ENV_TOOL_DEADLINE, info.deadline_s, 1.0, 900.0, env)
+    version = __version__
     server: Server = Server(name, version=version, instructions=instructions)
     by_name = {t.name: t for t in tools}
     schema = response_schema()

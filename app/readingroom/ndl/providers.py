@@ -10,12 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.envelope import SourceInfo, SourceStatus
+from .licence import LICENCE, LICENCE_URL, NDL_SEARCH_URL
 
-__all__ = ["ALL_DPIDS", "LICENCE", "PROVIDERS", "Provider", "credit_line", "source_info"]
-
-LICENCE = "公共データ利用規約 第1.0版 (PDL1.0), compatible with CC BY 4.0"
-LICENCE_URL = "https://www.digital.go.jp/resources/open_data/public_data_license_v1.0"
-NDL_SEARCH_URL = "https://ndlsearch.ndl.go.jp/"
+__all__ = ["ALL_DPIDS", "PROVIDERS", "Provider", "credit_line", "source_info"]
 
 
 @dataclass(frozen=True)

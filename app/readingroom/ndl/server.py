@@ -11,13 +11,12 @@ from typing import Any
 from mcp.server.lowlevel import Server
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import __version__
 from ..core.envelope import Envelope, SourceStatus
 from ..core.mcpkit import ToolSpec, build_server
-from ..core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
+from . import SERVER
 from .client import MAX_RECORDS, NdlClient
 from .providers import ALL_DPIDS, credit_line, source_info
-from .service import SERVER_NAME, NdlService
+from .service import NdlService
 
 __all__ = ["INSTRUCTIONS", "build_ndl_server", "tool_specs"]
 
@@ -200,12 +199,5 @@ def build_ndl_server(
 ) -> Server:
     """Build the ndl-mcp server (a fresh :class:`NdlClient` unless one is given)."""
     service = NdlService(client or NdlClient(env=env), env=env)
-    return build_server(
-        SERVER_NAME,
-        __version__,
-        INSTRUCTIONS,
-        tool_specs(service),
-        concurrency=env_int(ENV_SERVER_CONCURRENCY, 4, 1, 16, env),
-        deadline_s=env_float(ENV_TOOL_DEADLINE, 90.0, 1.0, 900.0, env),
-        finish=_ensure_credit,
-    )
+    return build_server(SERVER, INSTRUCTIONS, tool_specs(service), env=env,
+                        finish=_ensure_credit)

@@ -1,0 +1,217 @@
+"""What a server of the suite declares about itself: one :class:`ServerInfo` per server package.
+
+A server is its folder plus one line in ``readingroom/catalog.py``. Its package exports
+``SERVER = ServerInfo(...)``; hosts, setup, the self-test command, the freezer, the ``--help``
+text and the docs tables all read that declaration and nothing else of the server. This module
+imports only the standard library, so a server's ``__main__`` can read its declaration before
+fd 1 is reserved and before anything heavy loads: callables are named by ``"module:attribute"``
+references and imported only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, Protocol
+
+from .settings import ENV_RECEIPT_LOG, ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
+
+__all__ = [
+    "COMMON_SETTINGS",
+    "Gate",
+    "GateKeeper",
+    "GateStatus",
+    "Program",
+    "ServerInfo",
+    "Setting",
+    "help_text",
+    "resolve",
+    "unique_names",
+]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A non-secret environment variable a program reads, with the line that explains it."""
+
+    name: str
+    help: str
+    default: str = ""
+    """The value used when the variable is unset or empty ("" means: unset has a meaning)."""
+
+
+COMMON_SETTINGS: tuple[Setting, ...] = (
+    Setting(ENV_RECEIPT_LOG, "path of the suite's shared receipt ledger (JSONL); unset: no "
+            "receipts, and responses say so"),
+    Setting(ENV_TOOL_DEADLINE, "per-call server deadline in seconds (1-900)", "90"),
+    Setting(ENV_SERVER_CONCURRENCY, "tool calls the server runs at once (1-16)", "4"),
+)
+"""Read by every server (through :func:`readingroom.core.mcpkit.build_server` and the ledger)."""
+
+
+@dataclass(frozen=True)
+class GateStatus:
+    """Whether a gate is open, and the sentence that says why."""
+
+    open: bool
+    detail: str
+
+
+class GateKeeper(Protocol):
+    """The implementation behind a :class:`Gate` (named by :attr:`Gate.keeper`)."""
+
+    def status(self, data_dir: Path) -> GateStatus:
+        """Whether the gate is open for this data folder (never raises)."""
+        ...
+
+    def record(self, data_dir: Path, value: str, *, today: date | None = None) -> GateStatus:
+        """Record ``value`` (the option's argument) and open the gate.
+
+        Raises:
+            ValueError: ``value`` is not acceptable; the message says why (nothing written).
+        """
+        ...
+
+    def explanation(self) -> list[str]:
+        """Paragraphs shown when the server is held back: what to do to open the gate."""
+        ...
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A condition the user must meet before the server is registered with any host.
+
+    ndl-mcp's gate is the notification the NDL asks of continuous API users: ``readingroom
+    setup --notification-filed YYYY-MM-DD`` records its date, and only then is ndl-mcp written
+    into host configs.
+    """
+
+    option: str
+    """The ``readingroom setup`` option that records it, e.g. ``--notification-filed``."""
+    metavar: str
+    help: str
+    keeper: str
+    """``"module:attribute"`` of the :class:`GateKeeper`."""
+
+    def resolve(self) -> GateKeeper:
+        """Import and return the keeper."""
+        keeper: GateKeeper = resolve(self.keeper)
+        return keeper
+
+
+@dataclass(frozen=True)
+class Program:
+    """An executable of the suite: console script, frozen executable and entry point."""
+
+    name: str
+    """Console script and executable name (``ndl-mcp`` → ``ndl-mcp.exe``)."""
+    entry_point: str
+    """``"module:function"`` as in ``pyproject.toml``'s ``[project.scripts]``."""
+
+    @property
+    def module(self) -> str:
+        """The ``python -m`` module that runs it (the entry point's package for ``__main__``)."""
+        module = self.entry_point.partition(":")[0]
+        return module.removesuffix(".__main__")
+
+    def command(self, *, frozen: bool | None = None) -> list[str]:
+        """How to start it from here: the frozen executable beside this one, else ``python -m``."""
+        if getattr(sys, "frozen", False) if frozen is None else frozen:
+            exe = f"{self.name}.exe" if os.name == "nt" else self.name
+            return [str(Path(sys.executable).with_name(exe))]
+        return [sys.executable, "-m", self.module]
+
+
+@dataclass(frozen=True)
+class ServerInfo(Program):
+    """Everything the suite outside a server needs to know about it."""
+
+    title: str = ""
+    description: str = ""
+    """One sentence: what the server gives the assistant."""
+    settings: tuple[Setting, ...] = ()
+    """The server's own non-secret environment variables (those of every server are in
+    :data:`COMMON_SETTINGS`); ``--help`` and the docs tables are generated from them."""
+    secrets: tuple[str, ...] = ()
+    """Secret environment variable *names* (never values), resolved at run time from the
+    environment, then the OS keyring."""
+    credit: tuple[str, ...] = ()
+    """The licence and credit lines every response of this server carries."""
+    deadline_s: float = 90.0
+    """The default per-call deadline (``READINGROOM_TOOL_DEADLINE`` overrides it)."""
+    gate: Gate | None = None
+    self_test: str | None = None
+    """``"module:function"`` of its self-test, ``run(command=None, *, progress=None)`` returning
+    a :class:`readingroom.core.selftest.SelfTestReport`; None when it has none."""
+    args: tuple[str, ...] = ()
+    """Extra command-line arguments of the host entry."""
+    tool_prefix: str = ""
+    """What every tool name starts with, e.g. ``ndl_`` (default: the name up to ``-mcp`` or
+    ``-agent``, hyphens as underscores, then ``_``)."""
+
+    @property
+    def prefix(self) -> str:
+        """The declared :attr:`tool_prefix`, or the one derived from the name."""
+        if self.tool_prefix:
+            return self.tool_prefix
+        stem = self.name.removesuffix("-mcp").removesuffix("-agent")
+        return stem.replace("-", "_") + "_"
+
+    @property
+    def all_settings(self) -> tuple[Setting, ...]:
+        """The common settings, then the server's own."""
+        return (*COMMON_SETTINGS, *self.settings)
+
+
+def help_text(info: ServerInfo, version: str) -> str:
+    """The ``--help`` text of a server, generated from its declaration."""
+    lines = [
+        f"{info.name} {version}: {info.title}",
+        info.description,
+        "",
+        f"An MCP stdio server: run it from an MCP host (stdout carries JSON-RPC only; logs go "
+        f"to stderr). `{info.name} --version` prints the version.",
+        "",
+        "Environment:",
+    ]
+    width = max(len(s.name) for s in info.all_settings)
+    for s in info.all_settings:
+        value = f"{info.deadline_s:g}" if s.name == ENV_TOOL_DEADLINE else s.default
+        default = f" (default {value})" if value else ""
+        lines.append(f"  {s.name.ljust(width)}  {s.help}{default}")
+    if info.secrets:
+        lines += ["", "Secrets (environment first, then the OS keyring; `readingroom secrets "
+                      "set NAME`):"]
+        lines += [f"  {name}" for name in info.secrets]
+    if info.gate is not None:
+        lines += ["", f"Registered with hosts only after `readingroom setup {info.gate.option} "
+                      f"{info.gate.metavar}`: {info.gate.help}"]
+    return "\n".join(lines) + "\n"
+
+
+def resolve(reference: str | Callable[..., Any]) -> Any:
+    """Import ``"package.module:attribute"`` and return the attribute (callables pass through)."""
+    if not isinstance(reference, str):
+        return reference
+    module_name, _, attribute = reference.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"{reference!r} is not a 'module:attribute' reference")
+    target: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def unique_names(programs: Sequence[Program]) -> dict[str, Program]:
+    """Programs by name; a repeated name is a declaration error."""
+    by_name: dict[str, Program] = {}
+    for program in programs:
+        if program.name in by_name:
+            raise ValueError(f"two programs of the suite are named {program.name!r}")
+        by_name[program.name] = program
+    return by_name

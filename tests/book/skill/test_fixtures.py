@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from readingroom.book.service import BookService
-from readingroom.book.skill import validate_skill
+from readingroom.book.skill.validate import validate_skill
 
-from .conftest import fixture_books
-from .golden_util import assert_matches_golden
+from ..conftest import fixture_books
+from ..golden_util import assert_matches_golden
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 BOOKS = {
     "geotopo": ("geotopo-textbook-outline.pdf", {}),
     "huckfinn": ("huckfinn-scanned-page.pdf", {"allow_image_only": True}),

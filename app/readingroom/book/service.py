@@ -99,7 +99,7 @@ class _Loaded:
     def index(self):
         with self._lock:
             if self._index is None:
-                from .index import BookIndex
+                from .search.index import BookIndex
 
                 self._index = BookIndex.open(self.pkg.file("index.sqlite"))
             return self._index
@@ -208,7 +208,7 @@ class BookService:
                 doc = dataclasses.replace(doc, title=title)
             book_text = build_book_text(doc)
             self._write_text_layers(build, doc, book_text)
-            from .index import build_index
+            from .search.index import build_index
 
             stats = build_index(book_text.records, build / "index.sqlite",
                                 unit_labels=[u.label for u in doc.units])

@@ -21,9 +21,10 @@ from typing import Any
 from .. import __version__
 from ..core.envelope import Envelope, Level, QueryInfo, ResultInfo, utc_now_iso
 from ..core.errors import Code, CoreError
+from ..core.files import write_atomically
 from .locate import SourceText, check_locator, parse_locator
 from .model import Record, SourceDocument, SourceUnit
-from .package import BookPackage, Registry, book_id_from_name, check_book_id, write_atomic
+from .package import BookPackage, Registry, book_id_from_name, check_book_id
 from .records import build_book_text
 
 __all__ = ["DEFAULT_MAX_CHARS", "MAX_CHARS_CEILING", "SERVER_NAME", "BookService"]
@@ -216,8 +217,8 @@ class BookService:
 
             def finalize(folder: Path, version: int) -> None:
                 manifest["version"] = version
-                write_atomic(folder / "manifest.json",
-                             json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+                write_atomically(folder / "manifest.json",
+                                 json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
                 self._write_skill(folder, manifest, doc, book_text.records)
 
             pkg = self.registry.publish(book_id, build, replace=replace, finalize=finalize)

@@ -10,7 +10,7 @@ import pytest
 
 from readingroom.core.envelope import response_schema
 from readingroom.core.ledger import verify
-from readingroom.ndl.dcndl import NdlItem
+from readingroom.ndl.models import NdlItem
 
 from .harness import Upstream, xml
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from readingroom.ndl.dcndl import DiagnosticKind, parse
+from readingroom.ndl.diagnostics import DiagnosticKind
+from readingroom.ndl.records import parse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ndl"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from readingroom.ndl.dcndl import parse
+from readingroom.ndl.records import parse
 
 CANNED = Path(__file__).resolve().parents[2] / "app" / "readingroom" / "setup" / "canned"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from readingroom.ndl.dcndl import parse
+from readingroom.ndl.records import parse
 
 
 def test_digital_search_returns_ndl_holdings_records(samples: Path) -> None:

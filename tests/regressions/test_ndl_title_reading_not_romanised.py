@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from readingroom.ndl.dcndl import NdlItem, parse
+from readingroom.ndl.models import NdlItem
+from readingroom.ndl.records import parse
 
 
 def test_reading_is_katakana(samples: Path) -> None:

@@ -30,7 +30,7 @@ from ..core.clock import Clock
 from ..core.errors import Code, CoreError
 from ..core.http import HttpClient, Politeness
 from ..core.settings import env_str
-from . import dcndl
+from . import records as dcndl  # the body still says dcndl.parse; rename with the body
 from .cql import check_dpids
 
 __all__ = [

@@ -24,7 +24,7 @@ from ..core.errors import Code, CoreError
 from ..core.script import Script, detect_script, has_latin
 from .client import MAX_RECORDS, RESULT_WINDOW, NdlClient, SruExchange
 from .cql import BuiltQuery, build_record_query, build_search_query
-from .dcndl import DiagnosticKind
+from .diagnostics import DiagnosticKind
 from .providers import ALL_DPIDS, credit_line, source_info
 
 __all__ = ["SERVER_NAME", "NdlService"]

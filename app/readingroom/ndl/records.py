@@ -1,57 +1,55 @@
-"""Parser of NDL Search SRU ``searchRetrieve`` responses in the DC-NDL (RDF/XML) schema.
+"""DC-NDL (RDF/XML) record data of NDL Search, read into :class:`~readingroom.ndl.models.NdlItem`.
 
-Pure: bytes in, :class:`SruResponse` out, no I/O. The request this parser expects is
-``recordSchema=dcndl`` with ``recordPacking=xml``. What it knows about the format comes from real
-responses (``shared/fixtures/ndl``) and the research notes on them:
+Pure: bytes in, :class:`~readingroom.ndl.models.SruResponse` out, no I/O. :func:`parse` reads the
+SRU envelope through :func:`readingroom.core.sru.parse_search_retrieve` and each record's
+``recordData`` here. The request it expects is ``recordSchema=dcndl`` with
+``recordPacking=xml``. What it knows about the format comes from real responses
+(``shared/fixtures/ndl``) and the research notes on them:
 
 * The envelope is SRW 1.x in the default namespace. The ``recordSchema`` element always says
   ``info:srw/schema/1/dc-v1.1``, even for dcndl records, so it is never consulted; the record's
   own payload decides.
 * NDL reports an empty result as a diagnostic (``Record does not exist``) with no
-  ``numberOfRecords``. Every NDL diagnostic carries the same URI, so diagnostics are classified
-  on their message through :data:`DIAGNOSTIC_TABLE`.
+  ``numberOfRecords``; diagnostics are classified in :mod:`readingroom.ndl.diagnostics`.
 * One record may hold several ``dcndl:BibResource`` elements with the same ``rdf:about``: in
   RDF/XML they are statements about one resource, so they are merged, never treated as records.
   The "manifestation stub" holds only ``dcndl:record`` links to holdings and copies.
-* Every ``<record>`` gives exactly one :class:`RecordResult`; a record that cannot be read is
-  reported with a problem, never dropped.
+* Every ``<record>`` gives exactly one :class:`~readingroom.ndl.models.RecordResult`; a record
+  that cannot be read is reported with a problem, never dropped.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
-from ..core.xmlsafe import XmlParseError, parse_xml
+from ..core.sru import SruRecord, parse_search_retrieve
+from .diagnostics import classify
+from .models import (
+    Classification,
+    Creator,
+    Holding,
+    MaterialType,
+    NdlItem,
+    Publisher,
+    RecordResult,
+    SruResponse,
+    Subject,
+)
 
 __all__ = [
-    "DIAGNOSTIC_TABLE",
     "PROBLEM_DC_SCHEMA",
+    "PROBLEM_OTHER_SCHEMA",
     "PROBLEM_STRING_PACKED",
-    "Classification",
-    "Creator",
-    "DiagnosticKind",
-    "Holding",
-    "MaterialType",
-    "NdlItem",
-    "Publisher",
-    "RecordResult",
-    "SruResponse",
-    "Subject",
-    "UpstreamDiagnostic",
-    "classify_diagnostic",
     "parse",
+    "read_record",
 ]
 
-SRW_NS = "http://www.loc.gov/zing/srw/"
-DIAG_NS = "http://www.loc.gov/zing/srw/diagnostic/"
 SRW_DC_NS = "info:srw/schema/1/dc-v1.1"
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS_NS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -130,353 +128,6 @@ _DIGITAL_HOSTS = frozenset({"dl.ndl.go.jp"})
 _CINII_HOSTS = frozenset({"cir.nii.ac.jp", "ci.nii.ac.jp"})
 
 
-# --- diagnostics ------------------------------------------------------------------------------
-
-
-class DiagnosticKind(StrEnum):
-    """What an NDL SRU diagnostic means, read from its message."""
-
-    NO_RECORDS = "no_records"
-    """``Record does not exist``: NDL's way of reporting a successful search with zero hits."""
-    QUERY_SYNTAX = "query_syntax"
-    """``illegal query syntax``: the CQL was refused (reserved AND/OR, bad parentheses)."""
-    INVALID_REQUEST = "invalid_request"
-    """A request parameter was refused (operation, version, missing query, illegal values)."""
-    OTHER = "other"
-    """A message this parser does not know."""
-
-
-DIAGNOSTIC_TABLE: tuple[tuple[re.Pattern[str], DiagnosticKind], ...] = (
-    (re.compile(r"\brecord does not exist\b", re.IGNORECASE), DiagnosticKind.NO_RECORDS),
-    (re.compile(r"\billegal query syntax\b", re.IGNORECASE), DiagnosticKind.QUERY_SYNTAX),
-    (re.compile(r"\billegal \w+ value\b", re.IGNORECASE), DiagnosticKind.INVALID_REQUEST),
-    (re.compile(r"\bversion must be\b", re.IGNORECASE), DiagnosticKind.INVALID_REQUEST),
-    (re.compile(r"\bquery must be present\b", re.IGNORECASE), DiagnosticKind.INVALID_REQUEST),
-    (
-        re.compile(r"\boperation is not searchRetrieve\b", re.IGNORECASE),
-        DiagnosticKind.INVALID_REQUEST,
-    ),
-)
-"""NDL's diagnostic messages (spec 表3-5), first match wins; anything else is ``OTHER``."""
-
-
-def classify_diagnostic(message: str | None) -> DiagnosticKind:
-    """Classify an NDL diagnostic by its message text through :data:`DIAGNOSTIC_TABLE`.
-
-    Args:
-        message: the diagnostic's ``<message>`` text.
-
-    Returns:
-        The first matching kind, or ``DiagnosticKind.OTHER``.
-    """
-    if message:
-        for pattern, kind in DIAGNOSTIC_TABLE:
-            if pattern.search(message):
-                return kind
-    return DiagnosticKind.OTHER
-
-
-@dataclass(frozen=True, slots=True)
-class UpstreamDiagnostic:
-    """One SRU diagnostic as NDL sent it, with its classification.
-
-    Attributes:
-        uri: the ``<uri>`` (always ``info:srw/diagnostic/1/1`` at NDL: it carries no meaning).
-        message: the ``<message>`` text, which does carry the meaning.
-        details: the ``<details>`` text (NDL sends "An error occurred" or nothing).
-        kind: the classification of ``message``.
-    """
-
-    uri: str | None
-    message: str | None
-    details: str | None
-    kind: DiagnosticKind
-
-
-# --- the item model ---------------------------------------------------------------------------
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class MaterialType(_Model):
-    """An NDL material type, read from the attributes of the empty ``dcndl:materialType``."""
-
-    uri: str | None = Field(
-        default=None, description="The type URI, e.g. http://ndl.go.jp/ndltype/Book."
-    )
-    label: str | None = Field(
-        default=None, description="NDL's Japanese label, e.g. 図書, 記事・論文."
-    )
-
-
-class Creator(_Model):
-    """A creator as an agent (``dcterms:creator/foaf:Agent``)."""
-
-    name: str | None = Field(default=None, description="The heading form of the name (foaf:name).")
-    reading: str | None = Field(
-        default=None,
-        description="The katakana reading of the name (dcndl:transcription); not a romanisation.",
-    )
-    authority_uri: str | None = Field(
-        default=None, description="The NDL authority URI (id.ndl.go.jp/auth/…), when linked."
-    )
-
-
-class Publisher(_Model):
-    """A publisher as an agent (``dcterms:publisher/foaf:Agent``)."""
-
-    name: str | None = Field(
-        default=None,
-        description="The publisher's name as given; in article records often 'place : publisher'.",
-    )
-    reading: str | None = Field(
-        default=None, description="The katakana reading of the name (dcndl:transcription)."
-    )
-    location: str | None = Field(
-        default=None, description="The place of publication as transcribed (dcndl:location)."
-    )
-
-
-class Subject(_Model):
-    """A subject heading or subject resource (``dcterms:subject``, or an untyped ``dc:subject``)."""
-
-    label: str | None = Field(
-        default=None, description="The heading text (rdf:value); null for a bare resource link."
-    )
-    uri: str | None = Field(default=None, description="The heading's or class's URI, when given.")
-    scheme: str | None = Field(
-        default=None,
-        description="The vocabulary, from the URI path: ndlsh, ndlna, ndlc, ndc9, ndc10 ….",
-    )
-
-
-class Classification(_Model):
-    """A classification number (typed ``dc:subject``, or a ``dcterms:subject`` class URI)."""
-
-    scheme: str = Field(description="The scheme, lower case: ndc, ndc9, ndc10, ndlc ….")
-    notation: str = Field(description="The class number as given, e.g. 366.6 or ZE12.")
-
-
-class Holding(_Model):
-    """One holding or copy (``dcndl:Item``): an NDL copy, a digitised copy, a CiNii record …."""
-
-    item_uri: str | None = Field(default=None, description="The Item's rdf:about (…#item).")
-    repository: str | None = Field(
-        default=None, description="The repository number (R…) in the Item's URI."
-    )
-    agent: str | None = Field(
-        default=None, description="The holding library's name (dcndl:holdingAgent/foaf:name)."
-    )
-    call_number: str | None = Field(default=None, description="The call number (dcndl:callNumber).")
-    local_call_number: str | None = Field(
-        default=None, description="The library's local call number (dcndl:localCallNumber)."
-    )
-    see_also: list[str] = Field(
-        default_factory=list,
-        description="Links of the copy (rdfs:seeAlso): the viewer, a DOI, a CiNii page ….",
-    )
-
-
-class NdlItem(_Model):
-    """One bibliographic record of NDL Search, read from DC-NDL RDF/XML."""
-
-    record_position: int | None = Field(
-        default=None, description="The record's position in the result set (recordPosition)."
-    )
-    ndl_search_id: str = Field(
-        description="The NDL Search record token R…-I…, from the BibAdminResource's rdf:about."
-    )
-    ndl_url: str = Field(description="The record's page: https://ndlsearch.ndl.go.jp/books/<id>.")
-    repository: str | None = Field(
-        default=None,
-        description=(
-            "The provider repository number (R100000002 NDL holdings, R000000004 periodicals "
-            "index, R100000039 Digital Collections …) of this record, not of the dpid searched."
-        ),
-    )
-    record_type: str | None = Field(
-        default=None, description="The admin record's type (book, article …)."
-    )
-    material_type: list[MaterialType] = Field(
-        default_factory=list, description="NDL material types (dcndl:materialType)."
-    )
-    title: str = Field(description="The title proper (dcterms:title, else dc:title's value).")
-    title_reading: str | None = Field(
-        default=None,
-        description=(
-            "The katakana reading of the title (dcndl:transcription). A reading, not a "
-            "romanisation: DC-NDL gives no romanised title."
-        ),
-    )
-    alternative_titles: list[str] = Field(
-        default_factory=list, description="Other titles (dcndl:alternative), often English."
-    )
-    series_titles: list[str] = Field(
-        default_factory=list, description="Series titles (dcndl:seriesTitle)."
-    )
-    creators: list[Creator] = Field(
-        default_factory=list, description="Creators as agents (dcterms:creator/foaf:Agent)."
-    )
-    creator_statements: list[str] = Field(
-        default_factory=list,
-        description="Free statements of responsibility (dc:creator), e.g. '夏目漱石 著'.",
-    )
-    publishers: list[Publisher] = Field(
-        default_factory=list, description="Publishers (dcterms:publisher/foaf:Agent)."
-    )
-    publication_place: str | None = Field(
-        default=None, description="Country of publication, ISO 3166 (dcndl:publicationPlace)."
-    )
-    issued: str | None = Field(
-        default=None, description="The normalised date, W3CDTF (dcterms:issued): 1951, 2001-06-28."
-    )
-    year: int | None = Field(default=None, description="The year of dcterms:issued.")
-    date_text: str | None = Field(
-        default=None, description="The date as transcribed (dcterms:date), e.g. '(通号 285) 1951'."
-    )
-    languages: list[str] = Field(
-        default_factory=list, description="Languages, ISO 639-2 (dcterms:language)."
-    )
-    original_languages: list[str] = Field(
-        default_factory=list, description="Languages of the original (dcndl:originalLanguage)."
-    )
-    ndl_bib_id: str | None = Field(default=None, description="The NDL bibliographic ID (NDLBibID).")
-    jpno: str | None = Field(default=None, description="The Japanese National Bibliography number.")
-    isbn: list[str] = Field(default_factory=list, description="ISBNs as given (often hyphenated).")
-    issn: list[str] = Field(default_factory=list, description="ISSNs as given.")
-    doi: str | None = Field(default=None, description="The record's DOI identifier, when typed.")
-    other_identifiers: dict[str, list[str]] = Field(
-        default_factory=dict,
-        description=(
-            "Other typed identifiers, keyed by the datatype's last path segment "
-            "(TOHANMARCNO, ISSNL …); untyped ones under 'untyped'."
-        ),
-    )
-    subjects: list[Subject] = Field(
-        default_factory=list,
-        description="Subject headings and subject resources (dcterms:subject; untyped dc:subject).",
-    )
-    classifications: list[Classification] = Field(
-        default_factory=list,
-        description="Classification numbers (typed dc:subject; dcterms:subject class URIs).",
-    )
-    extent: str | None = Field(default=None, description="Extent and size (dcterms:extent).")
-    descriptions: list[str] = Field(
-        default_factory=list, description="Notes of the description (dcterms:description)."
-    )
-    journal: str | None = Field(
-        default=None, description="For articles: the journal's name (dcndl:publicationName)."
-    )
-    volume: str | None = Field(
-        default=None, description="For articles: the volume (dcndl:publicationVolume)."
-    )
-    number: str | None = Field(default=None, description="For articles: the number (dcndl:number).")
-    issue: str | None = Field(
-        default=None, description="For articles: the running issue number, 通号 (dcndl:issue)."
-    )
-    pages: str | None = Field(
-        default=None,
-        description="For articles: the page range as given (dcndl:pageRange), e.g. 'p590～593'.",
-    )
-    access_rights: list[str] = Field(
-        default_factory=list,
-        description="Access statements (dcterms:accessRights), e.g. インターネット公開.",
-    )
-    digitized_copies: list[str] = Field(
-        default_factory=list,
-        description="NDL Digital Collections links (dl.ndl.go.jp) in the record or its Items.",
-    )
-    cinii_links: list[str] = Field(
-        default_factory=list,
-        description="CiNii links (cir.nii.ac.jp, ci.nii.ac.jp) found in the record or its Items.",
-    )
-    is_part_of: list[str] = Field(
-        default_factory=list,
-        description="Hosts (dcterms:isPartOf): the serial's record, its ISSN, the digitised issue.",
-    )
-    relations: list[str] = Field(
-        default_factory=list, description="Related resources (dcterms:relation)."
-    )
-    see_also: list[str] = Field(
-        default_factory=list, description="Links of the description (rdfs:seeAlso)."
-    )
-    holdings: list[Holding] = Field(
-        default_factory=list,
-        description="Holdings and copies (dcndl:Item); absent when the request set onlyBib.",
-    )
-    holding_records: list[str] = Field(
-        default_factory=list,
-        description="Links to every holding or copy record (dcndl:record in the manifestation).",
-    )
-    matched_in: list[str] = Field(
-        default_factory=list,
-        description="Which searched fields this record matched; filled by the service, not here.",
-    )
-
-
-# --- the response -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class RecordResult:
-    """The outcome of reading one ``<record>``: an item, or a problem saying why not.
-
-    Attributes:
-        position: the record's ``recordPosition``.
-        item: the item, or None when the record could not be read.
-        problem: why the record could not be read, or None.
-    """
-
-    position: int | None
-    item: NdlItem | None
-    problem: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class SruResponse:
-    """One parsed SRU ``searchRetrieve`` response.
-
-    Attributes:
-        total: ``numberOfRecords``; None when absent (as in NDL's zero-result diagnostic).
-        next_record_position: ``nextRecordPosition``; None when absent or 0.
-        records: one result per ``<record>``, in order.
-        diagnostics: the SRU diagnostics, classified.
-        facets: ``extraResponseData`` facets, e.g. ``facets["REPOSITORY_NO"]["R100000002"]``.
-        packing: the ``recordPacking`` the records report, or None without records.
-        format_problem: set when the records are not dcndl in xml packing (string packing, the
-            dc schema): the request must change; no record of such a response is an item.
-        version: the SRW ``version``.
-    """
-
-    total: int | None
-    next_record_position: int | None
-    records: list[RecordResult]
-    diagnostics: list[UpstreamDiagnostic]
-    facets: dict[str, dict[str, int]]
-    packing: str | None
-    format_problem: str | None = None
-    version: str | None = None
-
-    @property
-    def items(self) -> list[NdlItem]:
-        """The readable records' items, in order."""
-        return [r.item for r in self.records if r.item is not None]
-
-    @property
-    def unreadable(self) -> int:
-        """How many records could not be read (each counted for ``RECORD_UNREADABLE``)."""
-        return sum(1 for r in self.records if r.item is None)
-
-    @property
-    def zero_result(self) -> bool:
-        """True when NDL reported a checked empty result (``Record does not exist``)."""
-        return not self.records and any(
-            d.kind is DiagnosticKind.NO_RECORDS for d in self.diagnostics
-        )
-
-
 # --- helpers ----------------------------------------------------------------------------------
 
 
@@ -499,11 +150,6 @@ def _elements(parent: etree._Element | None) -> Iterator[etree._Element]:
 
 def _by_local(parent: etree._Element | None, local: str) -> list[etree._Element]:
     return [c for c in _elements(parent) if _local(c.tag) == local]
-
-
-def _first_by_local(parent: etree._Element | None, local: str) -> etree._Element | None:
-    found = _by_local(parent, local)
-    return found[0] if found else None
 
 
 def _text(el: etree._Element | None) -> str | None:
@@ -806,23 +452,29 @@ def _unique_models(models: Iterable[_M]) -> list[_M]:
     return unique
 
 
-def _read_record(record: etree._Element) -> tuple[RecordResult, bool]:
-    """Read one ``<record>``; the flag is True when its problem is the response's format."""
-    position = _int(_text(_first_by_local(record, "recordPosition")))
-    packing = _text(_first_by_local(record, "recordPacking"))
-    data = _first_by_local(record, "recordData")
+def read_record(record: SruRecord) -> tuple[RecordResult, bool]:
+    """Read one SRU record's DC-NDL payload into a :class:`RecordResult`.
+
+    Args:
+        record: the record as :func:`readingroom.core.sru.parse_search_retrieve` gives it.
+
+    Returns:
+        The result (an item, or a problem saying why not) and a flag that is True when the
+        problem is the response's format (string packing, another schema), not this record.
+    """
+    position = record.position
+    data = record.record_data
     if data is None:
         return RecordResult(position, None, "record has no recordData"), False
-    payloads = list(_elements(data))
-    if not payloads:
-        text = "".join(data.itertext()).strip()
-        if text or packing == "string":
+    payload = record.payload
+    if payload is None:
+        text = record.text
+        if text or record.packing == "string":
             problem = PROBLEM_STRING_PACKED
-            if SRW_DC_NS in text:
+            if text and SRW_DC_NS in text:
                 problem = f"{problem}; {PROBLEM_DC_SCHEMA}"
             return RecordResult(position, None, problem), True
         return RecordResult(position, None, "record data is empty"), False
-    payload = payloads[0]
     if payload.tag == _q(SRW_DC_NS, "dc"):
         return RecordResult(position, None, PROBLEM_DC_SCHEMA), True
     if payload.tag != RDF_RDF:
@@ -851,24 +503,6 @@ def _facets(extra: etree._Element | None) -> dict[str, dict[str, int]]:
     return facets
 
 
-def _diagnostics(root: etree._Element) -> list[UpstreamDiagnostic]:
-    found: list[UpstreamDiagnostic] = []
-    for block in _by_local(root, "diagnostics"):
-        for diagnostic in _by_local(block, "diagnostic"):
-            message = _text(_first_by_local(diagnostic, "message"))
-            details = _text(_first_by_local(diagnostic, "details"))
-            found.append(
-                UpstreamDiagnostic(
-                    uri=_text(_first_by_local(diagnostic, "uri")),
-                    message=message,
-                    details=details,
-                    # Only when there is no message at all is details the best evidence.
-                    kind=classify_diagnostic(message if message is not None else details),
-                )
-            )
-    return found
-
-
 def parse(data: bytes) -> SruResponse:
     """Parse an NDL Search SRU ``searchRetrieve`` response (``recordSchema=dcndl``).
 
@@ -882,39 +516,26 @@ def parse(data: bytes) -> SruResponse:
     Raises:
         UnsafeXmlError: the body was refused unread (DOCTYPE, size).
         XmlParseError: the body is not well-formed XML, is an HTML page, or is not an SRU
-            ``searchRetrieveResponse``.
+            ``searchRetrieveResponse`` (the last two as its subclass ``SruFormatError``).
     """
-    root = parse_xml(data)
-    local = _local(root.tag) or ""
-    if local != "searchRetrieveResponse":
-        if local.lower() == "html":
-            raise XmlParseError(
-                "The upstream answered with an HTML page instead of an SRU response.",
-                details={"reason": "html"},
-            )
-        raise XmlParseError(
-            "The upstream answer is not an SRU searchRetrieve response.",
-            details={"reason": "not_sru"},
-        )
-    next_position = _int(_text(_first_by_local(root, "nextRecordPosition")))
+    envelope = parse_search_retrieve(data)
     results: list[RecordResult] = []
     format_problem: str | None = None
     packing: str | None = None
-    for record in _by_local(_first_by_local(root, "records"), "record"):
-        result, is_format = _read_record(record)
+    for record in envelope.records:
+        result, is_format = read_record(record)
         results.append(result)
         if is_format and format_problem is None:
             format_problem = result.problem
         if packing is None:
-            packing = _text(_first_by_local(record, "recordPacking"))
-    diagnostics = _diagnostics(root)
+            packing = record.packing
     return SruResponse(
-        total=_int(_text(_first_by_local(root, "numberOfRecords"))),
-        next_record_position=next_position or None,
+        total=envelope.number_of_records,
+        next_record_position=envelope.next_record_position or None,
         records=results,
-        diagnostics=diagnostics,
-        facets=_facets(_first_by_local(root, "extraResponseData")),
+        diagnostics=[classify(d) for d in envelope.diagnostics],
+        facets=_facets(envelope.extra_response_data),
         packing=packing,
         format_problem=format_problem,
-        version=_text(_first_by_local(root, "version")),
+        version=envelope.version,
     )

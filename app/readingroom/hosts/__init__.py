@@ -1,32 +1,25 @@
 """Register the suite's servers with MCP hosts: one module per host, one write discipline.
 
 Each host can ``render`` (what ``--print`` shows), ``install`` (idempotent), ``remove`` (only
-our own entries) and ``verify``. The file hosts share :mod:`.base`'s discipline: parse or
-refuse, timestamped backup, atomic replace, UTF-8 without BOM, re-read and verify. Claude Code
-is driven through its own CLI. ``readingroom install-host`` (:mod:`.cli`) and
-``readingroom setup`` use these modules; so will the seed's ``book-agent install-host``.
+our own entries) and ``verify``. The file hosts share one discipline (:mod:`.files`, applied by
+:class:`.host.FileHost`): parse or refuse, timestamped backup, atomic replace, UTF-8 without
+BOM, re-read and verify. Claude Code is driven through its own CLI. :mod:`.entries` makes and
+recognises the suite's entries; :mod:`.outcome` reports what happened. ``readingroom
+install-host`` (:mod:`.cli`) and ``readingroom setup`` use these modules; so will the seed's
+``book-agent install-host``.
 """
 
 from __future__ import annotations
 
-from .base import (
-    Action,
-    ConfigParseError,
-    ConfigWriteError,
-    Host,
-    HostContext,
-    HostError,
-    HostOutcome,
-    ServerEntry,
-    build_entries,
-    build_entry,
-    is_ours,
-)
+from ..core.platform import Machine
 from .claude_code import ClaudeCodeHost
 from .claude_desktop import ClaudeDesktopHost
 from .codex import CodexHost
 from .cursor import CursorHost
+from .entries import ServerEntry, build_entries, build_entry, is_ours
 from .gemini import GeminiHost
+from .host import Host
+from .outcome import Action, ConfigParseError, ConfigWriteError, HostError, HostOutcome
 from .vscode import VsCodeHost
 
 __all__ = [
@@ -35,7 +28,6 @@ __all__ = [
     "ConfigParseError",
     "ConfigWriteError",
     "Host",
-    "HostContext",
     "HostError",
     "HostOutcome",
     "ServerEntry",
@@ -52,7 +44,7 @@ HOSTS: dict[str, type[Host]] = {
 """Every supported host by its ``--host`` name, in the order the CLI lists them."""
 
 
-def get_host(name: str, ctx: HostContext | None = None) -> Host:
+def get_host(name: str, ctx: Machine | None = None) -> Host:
     """The host called ``name`` (see :data:`HOSTS`), bound to ``ctx`` (default: this machine).
 
     Raises:
@@ -62,4 +54,4 @@ def get_host(name: str, ctx: HostContext | None = None) -> Host:
         cls = HOSTS[name]
     except KeyError:
         raise KeyError(f"unknown host {name!r}; known: {', '.join(HOSTS)}") from None
-    return cls(ctx or HostContext.current())
+    return cls(ctx or Machine.current())

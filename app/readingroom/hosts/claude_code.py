@@ -21,18 +21,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .base import (
-    Action,
-    EntryOutcome,
-    FileOutcome,
-    Host,
-    HostOutcome,
-    ServerEntry,
-    check_entry,
-    is_ours,
-    parse_json_config,
-    read_config_text,
-)
+from .entries import ServerEntry, check_entry, is_ours
+from .files import parse_json_config, read_config_text
+from .host import Host
+from .outcome import Action, EntryOutcome, FileOutcome, HostOutcome
 
 __all__ = ["ClaudeCodeHost"]
 

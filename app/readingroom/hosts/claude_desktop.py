@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..core.settings import ENV_TOOL_DEADLINE
-from .base import JsonHost, ServerEntry
+from .entries import ServerEntry
+from .host import JsonHost
 
 __all__ = ["CLAUDE_DESKTOP_DEADLINE_S", "CONFIG_NAME", "ClaudeDesktopHost"]
 

@@ -2,8 +2,12 @@
 
 Exit status: 0 done (or already so); 1 verify failed, or nothing was done (an entry of the same
 name belongs to another program, the ``claude`` CLI is missing so its commands were only
-printed, no server passes the NDL gate, an executable is missing, or a write failed);
-2 usage error, or a host file that does not parse (it is left untouched).
+printed, no server's gate is open, an executable is missing, or a write failed); 2 usage error
+(such as naming a server whose gate is closed), or a host file that does not parse (it is left
+untouched).
+
+A server declares its gate (:attr:`readingroom.core.declaration.ServerInfo.gate`; ndl-mcp's is
+the notification the NDL asks of continuous users); this command reads only that declaration.
 """
 
 from __future__ import annotations
@@ -14,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog import SERVERS
+from ..core.declaration import ServerInfo
+from ..core.platform import Machine, default_data_dir
 from . import HOSTS, get_host
-from .base import ConfigParseError, HostContext, HostError, HostOutcome, build_entries
+from .entries import build_entries
+from .outcome import ConfigParseError, HostError, HostOutcome
 
 __all__ = ["cmd_install_host", "register"]
 
@@ -32,14 +39,14 @@ def register(subparsers: Any) -> None:
         description="Register the suite's servers with one MCP host, editing only our own "
         "entries: the file is parsed first (a file that does not parse is refused), backed up "
         "with a timestamp, replaced atomically and read back. Without --server: every server "
-        "the NDL notification gate allows (ndl-mcp only once `readingroom setup "
-        "--notification-filed DATE` has recorded the date). Exit 0 done, 1 verify failed or "
+        "whose gate is open (ndl-mcp only once `readingroom setup --notification-filed DATE` "
+        "has recorded the date of the NDL notification). Exit 0 done, 1 verify failed or "
         "nothing done, 2 usage error or a config file that does not parse.",
     )
     parser.add_argument("--host", required=True, choices=list(HOSTS), help="the host")
     parser.add_argument("--server", action="append", choices=list(SERVERS), metavar="NAME",
                         help=f"a server to handle (repeatable; one of {', '.join(SERVERS)}; "
-                        "default: every server the notification gate allows, all for --remove)")
+                        "default: every server whose gate is open, all for --remove)")
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help="the host's config file, when not in its documented place "
                         "(for claude-code: the ~/.claude.json to read; claude writes its own)")
@@ -47,8 +54,8 @@ def register(subparsers: Any) -> None:
                         help="folder holding the server executables (default: the folder of "
                         "the running program)")
     parser.add_argument("--data-dir", metavar="DIR",
-                        help="the suite's data folder: receipt ledger, NDL notification record "
-                        "(default: as readingroom setup)")
+                        help="the suite's data folder: receipt ledger, gate records such as "
+                        "the NDL notification (default: as readingroom setup)")
     parser.add_argument("--force", action="store_true",
                         help="replace or remove an entry of the same name even when it points "
                         "at another program")
@@ -66,42 +73,40 @@ def _say_error(message: str) -> None:
     print(f"install-host: {message}", file=sys.stderr)
 
 
-def _servers_to_handle(args: argparse.Namespace, data_dir: Path) -> list[str] | int:
-    """The servers named or allowed by the gate; an exit status when refused."""
-    from ..setup.gate import NotificationRecordError, read_notification
+def _refusal(info: ServerInfo, data_dir: Path) -> str | None:
+    """Why ``info`` may not be registered yet (its gate is closed), or None when it may."""
+    if info.gate is None:
+        return None
+    status = info.gate.resolve().status(data_dir)
+    if status.open:
+        return None
+    return (f"{info.name} is registered only once its gate is open: {status.detail} "
+            f"(run `readingroom setup {info.gate.option} {info.gate.metavar}`; data folder "
+            f"{data_dir})")
 
+
+def _servers_to_handle(args: argparse.Namespace, data_dir: Path) -> list[str] | int:
+    """The servers named, or those whose gate is open; an exit status when refused."""
     if args.mode == "remove":
         return list(args.server or SERVERS)
-    try:
-        recorded = read_notification(data_dir) is not None
-    except NotificationRecordError as exc:
-        _say_error(f"ignoring an unreadable notification record: {exc}")
-        recorded = False
     if args.mode == "verify" and args.server:
         return list(args.server)
     requested = list(dict.fromkeys(args.server or SERVERS))
-    gated = [n for n in requested if SERVERS[n].requires_ndl_notification and not recorded]
-    if args.server and gated:
-        _say_error(
-            f"{', '.join(gated)} is registered only once the NDL notification date is recorded "
-            f"in {data_dir}: run `readingroom setup --notification-filed YYYY-MM-DD`"
-        )
+    refusals = {n: why for n in requested if (why := _refusal(SERVERS[n], data_dir))}
+    if args.server and refusals:
+        for why in refusals.values():
+            _say_error(why)
         return EXIT_USAGE
-    allowed = [n for n in requested if n not in gated]
+    allowed = [n for n in requested if n not in refusals]
     if not allowed:
-        _say_error(
-            "no server to handle: ndl-mcp waits for the NDL notification date "
-            "(`readingroom setup --notification-filed YYYY-MM-DD`; see `readingroom setup`)"
-        )
+        _say_error("no server to handle: " + "; ".join(refusals.values()))
         return EXIT_FAILED
     return allowed
 
 
-def cmd_install_host(args: argparse.Namespace, *, ctx: HostContext | None = None) -> int:
+def cmd_install_host(args: argparse.Namespace, *, ctx: Machine | None = None) -> int:
     """Run ``install-host``; ``ctx`` replaces this machine's folders (tests)."""
-    from ..setup.gate import default_data_dir
-
-    context = ctx or HostContext.current()
+    context = ctx or Machine.current()
     host = get_host(args.host, context)
     data_dir = Path(context.absolute(args.data_dir or default_data_dir(context)))
     install_dir = context.absolute(args.install_dir or Path(sys.executable).parent)

@@ -20,14 +20,10 @@ import tomlkit
 from tomlkit.exceptions import ParseError as TomlkitParseError
 from tomlkit.items import InlineTable, Table
 
-from .base import (
-    STARTUP_TIMEOUT_S,
-    TOOL_TIMEOUT_MARGIN_S,
-    ConfigParseError,
-    FileHost,
-    ServerEntry,
-    plain,
-)
+from .entries import STARTUP_TIMEOUT_S, TOOL_TIMEOUT_MARGIN_S, ServerEntry
+from .files import plain
+from .host import FileHost
+from .outcome import ConfigParseError
 
 __all__ = ["CodexHost"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from .base import JsonHost
+from .host import JsonHost
 
 __all__ = ["CursorHost"]
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .base import TOOL_TIMEOUT_MARGIN_S, JsonHost, ServerEntry
+from .entries import TOOL_TIMEOUT_MARGIN_S, ServerEntry
+from .host import JsonHost
 
 __all__ = ["GeminiHost"]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .base import JsonHost, ServerEntry
+from .entries import ServerEntry
+from .host import JsonHost
 
 __all__ = ["VsCodeHost"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from ..hosts.base import HostContext
+from ..core.platform import DATA_DIR_NAME_WINDOWS, default_data_dir
 
 __all__ = [
     "DATA_DIR_NAME_WINDOWS",
@@ -45,8 +45,6 @@ SECTION_17_REQUEST = (
     "the date you sent it."
 )
 """What the NDL asks, in plain words, for the message shown when no date is recorded."""
-
-DATA_DIR_NAME_WINDOWS = "ReadingRoom"
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -149,18 +147,3 @@ def record_notification(
     )
     return NotificationRecord(filed, recorded, path)
 
-
-def default_data_dir(ctx: HostContext | None = None) -> Path:
-    """The suite's data folder (receipt ledger, notification record).
-
-    On Windows ``%USERPROFILE%\\ReadingRoom``, deliberately outside AppData: an MSIX-packaged
-    host (Claude Desktop from the Store) silently redirects its children's AppData writes into
-    a private per-package folder, so a ledger there would split into one copy per host.
-    Elsewhere ``platformdirs.user_data_path("readingroom")``.
-    """
-    context = ctx or HostContext.current()
-    if context.is_windows:
-        return context.home / DATA_DIR_NAME_WINDOWS
-    import platformdirs
-
-    return platformdirs.user_data_path("readingroom", appauthor=False)

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 import tomlkit
 
-from readingroom.catalog import SERVERS, ServerInfo
-from readingroom.hosts import Action, ConfigParseError, HostContext, build_entries
+from readingroom.catalog import SERVERS
+from readingroom.core.declaration import ServerInfo
+from readingroom.core.platform import Machine
+from readingroom.hosts import Action, ConfigParseError, build_entries
 from readingroom.hosts.codex import CodexHost
 
 NOW = datetime(2026, 9, 1, 12, 30, 5)
@@ -32,15 +34,15 @@ model = "gpt-5-mini"
 
 
 @pytest.fixture
-def ctx(tmp_path: Path) -> HostContext:
-    return HostContext(home=tmp_path / "home", platform="linux", now=lambda: NOW)
+def ctx(tmp_path: Path) -> Machine:
+    return Machine(home=tmp_path / "home", platform="linux", now=lambda: NOW)
 
 
-def entries(ctx: HostContext, install_dir: Path | str, data_dir: Path | str, servers=None):
+def entries(ctx: Machine, install_dir: Path | str, data_dir: Path | str, servers=None):
     return build_entries(servers or SERVERS.values(), install_dir, data_dir, ctx)
 
 
-def config_file(ctx: HostContext, text: str | None = None) -> Path:
+def config_file(ctx: Machine, text: str | None = None) -> Path:
     path = CodexHost(ctx).candidate_paths()[0]
     if text is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -59,9 +61,9 @@ def without_our_table(text: str, name: str = "ndl-mcp") -> str:
 
 
 def test_default_path_is_codex_home_or_dot_codex(tmp_path: Path) -> None:
-    plain = HostContext(home=tmp_path, platform="win32")
+    plain = Machine(home=tmp_path, platform="win32")
     assert CodexHost(plain).candidate_paths() == [tmp_path / ".codex" / "config.toml"]
-    custom = HostContext(home=tmp_path, env={"CODEX_HOME": str(tmp_path / "cx")})
+    custom = Machine(home=tmp_path, env={"CODEX_HOME": str(tmp_path / "cx")})
     assert CodexHost(custom).candidate_paths() == [tmp_path / "cx" / "config.toml"]
 
 
@@ -127,7 +129,7 @@ def test_new_file_is_created_with_our_table_only(ctx, install_dir, tmp_path):
 
 
 def test_windows_paths_are_written_with_forward_slashes(tmp_path):
-    ctx = HostContext(home=tmp_path, platform="win32", now=lambda: NOW)
+    ctx = Machine(home=tmp_path, platform="win32", now=lambda: NOW)
     path = config_file(ctx)
     host = CodexHost(ctx)
     host.install(entries(ctx, "C:\\Users\\alice\\ReadingRoom App", "C:\\Users\\alice\\ReadingRoom"))
@@ -205,7 +207,7 @@ def test_update_keeps_the_users_additions_inside_our_table(ctx, install_dir, tmp
 
 def test_secret_names_go_to_env_vars_never_values(ctx, install_dir, tmp_path):
     (install_dir / "lit-mcp").write_text("#!/bin/sh\n")
-    lit = ServerInfo(name="lit-mcp", module="x", title="t", description="d",
+    lit = ServerInfo(name="lit-mcp", entry_point="x:main", title="t", description="d",
                      secrets=("OPENALEX_API_KEY",), deadline_s=45)
     path = config_file(ctx)
     CodexHost(ctx).install(entries(ctx, install_dir, tmp_path / "data", [lit]))

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from readingroom.catalog import SERVERS
-from readingroom.hosts import Action, ConfigParseError, HostContext, build_entries
+from readingroom.core.platform import Machine
+from readingroom.hosts import Action, ConfigParseError, build_entries
 from readingroom.hosts.claude_code import ClaudeCodeHost
 
 CLAUDE = "/usr/local/bin/claude"
@@ -30,15 +31,15 @@ class FakeClaude:
 
 
 def context(tmp_path: Path, runner: FakeClaude | None = None, *, on_path: bool = True,
-            env: dict[str, str] | None = None) -> HostContext:
-    return HostContext(
+            env: dict[str, str] | None = None) -> Machine:
+    return Machine(
         home=tmp_path / "home", platform="linux", env=env or {},
         which=lambda name: CLAUDE if on_path and name == "claude" else None,
         run=runner or FakeClaude(),
     )
 
 
-def wanted(ctx: HostContext, install_dir: Path, tmp_path: Path):
+def wanted(ctx: Machine, install_dir: Path, tmp_path: Path):
     return build_entries(SERVERS.values(), install_dir, tmp_path / "data", ctx)
 
 
@@ -120,7 +121,7 @@ def test_without_the_cli_the_commands_are_printed_and_nothing_runs(tmp_path, ins
 
 
 def test_windows_rendering_quotes_for_cmd(tmp_path):
-    ctx = HostContext(home=tmp_path, platform="win32", which=lambda _n: None)
+    ctx = Machine(home=tmp_path, platform="win32", which=lambda _n: None)
     entries = build_entries(SERVERS.values(), "C:\\Program Files\\RR", "C:\\Users\\a\\RR", ctx)
     line = ClaudeCodeHost(ctx).render(entries)
     assert '-- "C:\\Program Files\\RR\\ndl-mcp.exe"' in line
@@ -139,7 +140,7 @@ def test_a_cli_that_cannot_start_is_reported(tmp_path, install_dir):
     def broken(argv):
         raise FileNotFoundError(argv[0])
 
-    ctx = HostContext(home=tmp_path / "home", which=lambda _n: CLAUDE, run=broken)
+    ctx = Machine(home=tmp_path / "home", which=lambda _n: CLAUDE, run=broken)
     outcome = ClaudeCodeHost(ctx).install(wanted(ctx, install_dir, tmp_path))
     assert outcome.entries[0].action is Action.FAILED
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from readingroom.catalog import SERVERS
-from readingroom.hosts import Action, ConfigParseError, HostContext, build_entries
+from readingroom.core.platform import Machine
+from readingroom.hosts import Action, ConfigParseError, build_entries
 from readingroom.hosts.cursor import CursorHost
 from readingroom.hosts.gemini import GeminiHost
 from readingroom.hosts.vscode import VsCodeHost
@@ -32,8 +33,8 @@ HOST_CLASSES = list(EXISTING)
 
 
 @pytest.fixture
-def ctx(tmp_path: Path) -> HostContext:
-    return HostContext(home=tmp_path / "home", platform="linux", now=lambda: NOW)
+def ctx(tmp_path: Path) -> Machine:
+    return Machine(home=tmp_path / "home", platform="linux", now=lambda: NOW)
 
 
 def entries(ctx, install_dir, tmp_path):
@@ -46,20 +47,20 @@ def seed(path: Path, value: dict, indent: int | str = 2) -> None:
 
 
 def test_vscode_locations(tmp_path):
-    win = HostContext(home=tmp_path, appdata=tmp_path / "Roaming", platform="win32")
+    win = Machine(home=tmp_path, appdata=tmp_path / "Roaming", platform="win32")
     assert VsCodeHost(win).candidate_paths() == [tmp_path / "Roaming" / "Code" / "User" /
                                                  "mcp.json"]
-    mac = HostContext(home=tmp_path, platform="darwin")
+    mac = Machine(home=tmp_path, platform="darwin")
     assert VsCodeHost(mac).candidate_paths() == [
         tmp_path / "Library" / "Application Support" / "Code" / "User" / "mcp.json"]
-    linux = HostContext(home=tmp_path, platform="linux")
+    linux = Machine(home=tmp_path, platform="linux")
     assert VsCodeHost(linux).candidate_paths() == [tmp_path / ".config" / "Code" / "User" /
                                                    "mcp.json"]
 
 
 def test_cursor_and_gemini_locations(tmp_path):
     for platform in ("win32", "darwin", "linux"):
-        ctx = HostContext(home=tmp_path, platform=platform)
+        ctx = Machine(home=tmp_path, platform=platform)
         assert CursorHost(ctx).candidate_paths() == [tmp_path / ".cursor" / "mcp.json"]
         assert GeminiHost(ctx).candidate_paths() == [tmp_path / ".gemini" / "settings.json"]
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from readingroom.catalog import SERVERS
-from readingroom.hosts import Action, ConfigParseError, HostContext, build_entries
+from readingroom.core.platform import Machine
+from readingroom.hosts import Action, ConfigParseError, build_entries
 from readingroom.hosts.claude_desktop import CONFIG_NAME, ClaudeDesktopHost
 
 NOW = datetime(2026, 9, 1, 8, 0, 0)
@@ -38,13 +39,13 @@ def install_dir(tmp_path: Path) -> Path:
     return folder
 
 
-def linux_ctx(tmp_path: Path) -> HostContext:
-    return HostContext(home=tmp_path / "home", platform="linux", now=lambda: NOW)
+def linux_ctx(tmp_path: Path) -> Machine:
+    return Machine(home=tmp_path / "home", platform="linux", now=lambda: NOW)
 
 
-def windows_ctx(tmp_path: Path) -> HostContext:
-    return HostContext(home=tmp_path / "home", appdata=tmp_path / "Roaming",
-                       localappdata=tmp_path / "Local", platform="win32", now=lambda: NOW)
+def windows_ctx(tmp_path: Path) -> Machine:
+    return Machine(home=tmp_path / "home", appdata=tmp_path / "Roaming",
+                   localappdata=tmp_path / "Local", platform="win32", now=lambda: NOW)
 
 
 def entries(ctx, install_dir, data_dir):
@@ -71,9 +72,9 @@ def backups(path: Path) -> list[Path]:
 def test_locations_per_platform(tmp_path):
     assert ClaudeDesktopHost(linux_ctx(tmp_path)).candidate_paths() == [
         tmp_path / "home" / ".config" / "Claude" / CONFIG_NAME]
-    xdg = HostContext(home=tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    xdg = Machine(home=tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
     assert ClaudeDesktopHost(xdg).classic_path() == tmp_path / "xdg" / "Claude" / CONFIG_NAME
-    mac = HostContext(home=tmp_path, platform="darwin")
+    mac = Machine(home=tmp_path, platform="darwin")
     assert ClaudeDesktopHost(mac).candidate_paths() == [
         tmp_path / "Library" / "Application Support" / "Claude" / CONFIG_NAME]
     assert ClaudeDesktopHost(windows_ctx(tmp_path)).candidate_paths() == [

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import subprocess
 import tomllib
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
-from readingroom.catalog import SERVERS, ServerInfo
+from readingroom.catalog import SERVERS
 from readingroom.cli import build_parser
-from readingroom.hosts import HOSTS, HostContext
-from readingroom.setup import gate
+from readingroom.core.declaration import Gate, GateStatus, ServerInfo
+from readingroom.core.platform import Machine
+from readingroom.hosts import HOSTS
+
+from ..core.keyrings import MemoryKeyring, using
 
 NOW = datetime(2026, 9, 1, 9, 0, 0)
 CLAUDE = "/opt/bin/claude"
@@ -32,21 +34,34 @@ class Runner:
         return subprocess.CompletedProcess(list(argv), 0, "", "")
 
 
-class MemoryKeyring(KeyringBackend):
-    priority = 1
+class FileGate:
+    """A gate that is open once the data folder holds a file called ``OPEN``."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.values: dict[tuple[str, str], str] = {}
+    def status(self, data_dir: Path) -> GateStatus:
+        if (data_dir / "OPEN").is_file():
+            return GateStatus(True, "OPEN is there")
+        return GateStatus(False, "the data folder has no OPEN file")
 
-    def get_password(self, service, username):
-        return self.values.get((service, username))
+    def record(self, data_dir: Path, value: str, *, today: date | None = None) -> GateStatus:
+        (data_dir / "OPEN").write_text(value, encoding="utf-8")
+        return self.status(data_dir)
 
-    def set_password(self, service, username, password):
-        self.values[(service, username)] = password
+    def explanation(self) -> list[str]:
+        return ["Put a file called OPEN in the data folder."]
 
-    def delete_password(self, service, username):
-        self.values.pop((service, username))
+
+FILE_GATE = FileGate()
+TEST_GATE = Gate(option="--open-it", metavar="WORD", help="opens the test gate",
+                 keeper=f"{__name__}:FILE_GATE")
+
+
+def add_server(monkeypatch, install_dir: Path, info: ServerInfo) -> ServerInfo:
+    """Put ``info`` into the catalogue for one test, with an executable in ``install_dir``."""
+    monkeypatch.setitem(SERVERS, info.name, info)
+    exe = install_dir / info.name
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    return info
 
 
 @pytest.fixture
@@ -60,9 +75,9 @@ def runner() -> Runner:
 
 
 @pytest.fixture
-def ctx(home: Path, runner: Runner) -> HostContext:
-    return HostContext(home=home, platform="linux", now=lambda: NOW,
-                       which=lambda name: CLAUDE if name == "claude" else None, run=runner)
+def ctx(home: Path, runner: Runner) -> Machine:
+    return Machine(home=home, platform="linux", now=lambda: NOW,
+                   which=lambda name: CLAUDE if name == "claude" else None, run=runner)
 
 
 @pytest.fixture
@@ -79,11 +94,14 @@ def install_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "data"
-    gate.record_notification(folder, date(2026, 8, 19), today=date(2026, 8, 20))
+    folder.mkdir()
+    ndl_gate = SERVERS["ndl-mcp"].gate
+    assert ndl_gate is not None
+    assert ndl_gate.resolve().record(folder, "2026-08-19", today=date(2026, 8, 20)).open
     return folder
 
 
-def run(argv: list[str], ctx: HostContext) -> int:
+def run(argv: list[str], ctx: Machine) -> int:
     args = build_parser().parse_args(argv)
     return args.func(args, ctx=ctx)
 
@@ -125,7 +143,7 @@ def test_claude_code_runs_the_cli(ctx, runner, install_dir, data_dir):
 
 
 def test_claude_code_without_cli_prints_and_exits_1(home, install_dir, data_dir, capsys):
-    ctx = HostContext(home=home, which=lambda _n: None, run=Runner())
+    ctx = Machine(home=home, which=lambda _n: None, run=Runner())
     assert run(base_args("claude-code", install_dir, data_dir), ctx) == 1
     out = capsys.readouterr().out
     assert "claude mcp add --scope user" in out and "not on PATH" in out
@@ -135,9 +153,45 @@ def test_without_a_notification_record_ndl_mcp_is_not_registered(ctx, install_di
                                                                  capsys):
     args = base_args("codex", install_dir, tmp_path / "no-record")
     assert run(args, ctx) == 1
-    assert "notification" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no server to handle" in err and "--notification-filed YYYY-MM-DD" in err
     assert run([*args, "--server", "ndl-mcp"], ctx) == 2
+    assert "--notification-filed" in capsys.readouterr().err
     assert not (ctx.home / ".codex" / "config.toml").exists()
+
+
+def test_a_closed_gate_refuses_its_server_with_the_reason_and_the_option(
+        monkeypatch, ctx, install_dir, tmp_path, capsys):
+    add_server(monkeypatch, install_dir, replace(SERVERS["ndl-mcp"], name="gated-mcp",
+                                                 gate=TEST_GATE))
+    data = tmp_path / "data"
+    data.mkdir()
+    args = [*base_args("codex", install_dir, data), "--server", "gated-mcp"]
+    assert run(args, ctx) == 2
+    err = capsys.readouterr().err
+    assert "gated-mcp" in err and "the data folder has no OPEN file" in err
+    assert "readingroom setup --open-it WORD" in err
+    assert not (ctx.home / ".codex").exists()
+
+    (data / "OPEN").write_text("yes", encoding="utf-8")
+    assert run(args, ctx) == 0
+    assert "gated-mcp: added" in capsys.readouterr().out
+
+
+def test_servers_without_a_gate_go_ahead_while_gated_ones_wait(monkeypatch, ctx, install_dir,
+                                                               tmp_path, capsys):
+    add_server(monkeypatch, install_dir, replace(SERVERS["ndl-mcp"], name="open-mcp", gate=None))
+    assert run(base_args("codex", install_dir, tmp_path / "no-record"), ctx) == 0
+    out = capsys.readouterr().out
+    assert "open-mcp: added" in out and "ndl-mcp" not in out
+
+
+def test_verify_and_remove_of_named_servers_ignore_the_gate(ctx, install_dir, tmp_path, capsys):
+    args = [*base_args("codex", install_dir, tmp_path / "no-record"), "--server", "ndl-mcp"]
+    assert run([*args, "--verify"], ctx) == 1
+    assert "ndl-mcp: missing" in capsys.readouterr().out
+    assert run([*args, "--remove"], ctx) == 0
+    assert "ndl-mcp: absent" in capsys.readouterr().out
 
 
 def test_unparsable_file_exits_2_and_is_untouched(ctx, install_dir, data_dir, capsys):
@@ -203,27 +257,21 @@ def test_remove_leaves_a_foreign_entry_and_says_so(ctx, install_dir, data_dir, c
 def test_no_secret_value_reaches_any_config(monkeypatch, ctx, runner, install_dir, data_dir,
                                             tmp_path):
     secret_name = "READINGROOM_TEST_API_KEY"
-    lit = ServerInfo(name="lit-mcp", module="readingroom.lit", title="Literature",
-                     description="test server with a secret", secrets=(secret_name,))
-    monkeypatch.setitem(SERVERS, "lit-mcp", lit)
-    (install_dir / "lit-mcp").write_text("#!/bin/sh\n")
-    (install_dir / "lit-mcp").chmod(0o755)
+    add_server(monkeypatch, install_dir, ServerInfo(
+        name="lit-mcp", entry_point="readingroom.lit.__main__:main", title="Literature",
+        description="test server with a secret", secrets=(secret_name,)))
     monkeypatch.setenv(secret_name, ENV_SECRET)
-    previous = keyring.get_keyring()
     memory = MemoryKeyring()
     memory.set_password("readingroom", secret_name, KEYRING_SECRET)
-    keyring.set_keyring(memory)
-    try:
+    with using(memory):
         from readingroom.core import secrets
 
         assert secrets.resolve(secret_name).reveal() == ENV_SECRET
         assert secrets.resolve(secret_name, {}).reveal() == KEYRING_SECRET
-        secret_ctx = HostContext(home=ctx.home, platform="linux", now=ctx.now,
-                                 env={secret_name: ENV_SECRET}, which=ctx.which, run=runner)
+        secret_ctx = Machine(home=ctx.home, platform="linux", now=ctx.now,
+                             env={secret_name: ENV_SECRET}, which=ctx.which, run=runner)
         for host in HOSTS:
             assert run(base_args(host, install_dir, data_dir), secret_ctx) == 0, host
-    finally:
-        keyring.set_keyring(previous)
 
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.name == "config.toml" for p in written)

@@ -1,0 +1,18 @@
+"""Fixtures of the host tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def install_dir(tmp_path: Path) -> Path:
+    """A fake install folder holding an executable named like our ndl-mcp."""
+    folder = tmp_path / "install"
+    folder.mkdir()
+    exe = folder / "ndl-mcp"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    return folder

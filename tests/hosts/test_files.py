@@ -1,0 +1,81 @@
+"""Host config files on disk: read with a BOM tolerated, strict JSON, backups, the write."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from readingroom.hosts.files import (
+    backup_path,
+    parse_json_config,
+    plain,
+    read_config_text,
+    write_config,
+)
+from readingroom.hosts.outcome import ConfigParseError, ConfigWriteError
+
+NOW = datetime(2026, 9, 1, 9, 0, 0)
+
+
+def test_a_bom_is_reported_and_stripped_and_a_missing_file_reads_as_none(tmp_path: Path):
+    path = tmp_path / "c.json"
+    assert read_config_text(path).text is None
+    path.write_bytes("\ufeff{}".encode())
+    source = read_config_text(path)
+    assert source.text == "{}" and source.had_bom
+
+
+def test_text_that_is_not_utf8_or_not_a_file_is_refused(tmp_path: Path):
+    path = tmp_path / "c.json"
+    path.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(ConfigParseError, match="not UTF-8"):
+        read_config_text(path)
+    with pytest.raises(ConfigParseError, match="not a regular file"):
+        read_config_text(tmp_path)
+
+
+def test_json_is_parsed_strictly(tmp_path: Path):
+    assert parse_json_config("  \n", tmp_path / "c.json") == {}
+    with pytest.raises(ConfigParseError, match="duplicate key 'a'"):
+        parse_json_config('{"a": 1, "a": 2}', tmp_path / "c.json")
+    with pytest.raises(ConfigParseError, match="line 1, column 10"):
+        parse_json_config('{"a": 1, }', tmp_path / "c.json")
+
+
+def test_backup_names_do_not_collide(tmp_path: Path):
+    path = tmp_path / "c.json"
+    first = backup_path(path, NOW)
+    assert first.name == "c.json.bak-20260901-090000"
+    first.write_text("x")
+    assert backup_path(path, NOW).name == "c.json.bak-20260901-090000-2"
+
+
+def test_write_config_backs_up_keeps_the_mode_and_writes_no_bom(tmp_path: Path):
+    path = tmp_path / "sub" / "c.json"
+    assert write_config(path, "{}\n", existed=False, now=lambda: NOW) is None
+    assert path.read_bytes() == b"{}\n"
+    os.chmod(path, 0o600)
+    backup = write_config(path, '{"é": 1}\n', existed=True, now=lambda: NOW)
+    assert backup is not None and backup.read_bytes() == b"{}\n"
+    assert path.read_bytes() == '{"é": 1}\n'.encode()
+    if os.name != "nt":
+        assert path.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in path.parent.iterdir()) == ["c.json", backup.name]
+
+
+def test_a_failed_write_is_a_config_write_error(tmp_path: Path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(ConfigWriteError, match="could not write"):
+        write_config(blocker / "c.json", "{}", existed=False)
+
+
+def test_plain_unwraps_tomlkit_items_only():
+    import tomlkit
+
+    doc = tomlkit.parse('a = {b = 1}\n')
+    assert plain(doc["a"]) == {"b": 1} and type(plain(doc["a"])) is dict
+    assert plain([1]) == [1]

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from readingroom.setup.rawclient import RawStdioClient
+from readingroom.core.rawstdio import RawStdioClient
 
 MINIMAL = '''
 import anyio

@@ -11,12 +11,6 @@ from . import __version__
 __all__ = ["build_parser", "main"]
 
 
-def _cmd_self_test(args: argparse.Namespace) -> int:
-    from .setup import selftest
-
-    return selftest.main(args.server_command or None, as_json=args.json)
-
-
 def _cmd_schema(args: argparse.Namespace) -> int:
     import json
 
@@ -39,9 +33,10 @@ def _cmd_version(_args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``readingroom``."""
     from . import receipts
-    from .core import secrets
+    from .admin import secrets
     from .hosts import cli as hosts_cli
     from .setup import command as setup_command
+    from .setup import self_tests
 
     parser = argparse.ArgumentParser(
         prog="readingroom",
@@ -51,19 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    st = sub.add_parser(
-        "self-test",
-        help="check ndl-mcp's undertakings against a loopback fake (no network)",
-        description="Launch ndl-mcp as a stdio subprocess against a loopback fake SRU server "
-        "and verify serial requests, the 1-second floor, the 100-record cap, the dpid guard, "
-        "credit on every response, the response schema, stdout purity and the receipt chain.",
-    )
-    st.add_argument("server_command", nargs="*", metavar="SERVER_COMMAND",
-                    help="after --, the command line of the ndl-mcp to test (default: the "
-                    "frozen ndl-mcp beside this executable, else python -m readingroom.ndl)")
-    st.add_argument("--json", action="store_true", help="print the report as JSON")
-    st.set_defaults(func=_cmd_self_test)
-
+    self_tests.register(sub)
     setup_command.register(sub)
     hosts_cli.register(sub)
     secrets.register(sub)

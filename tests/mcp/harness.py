@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 
 from readingroom.core.clock import FakeClock
-from readingroom.setup.fakesru import canned
+from readingroom.ndl.fake_sru import canned
 
 ENDPOINT = "https://ndl.test/api/sru"
 

@@ -7,6 +7,8 @@ import json
 import httpx
 import jsonschema
 import pytest
+from mcp.shared.exceptions import McpError
+from mcp.types import INVALID_PARAMS
 
 from readingroom.core.envelope import response_schema
 from readingroom.core.ledger import verify
@@ -90,12 +92,14 @@ async def test_bad_arguments_give_structured_invalid_argument(upstream, session_
     assert upstream.requests == []
 
 
-async def test_unknown_tool(upstream, session_for):
+async def test_unknown_tool_is_a_jsonrpc_invalid_params_error(upstream, session_for):
     async with session_for(upstream) as s:
-        res = await s.call_tool("ndl_search_everything", {})
-    data = envelope(res)
-    assert data["error"]["code"] == "UNKNOWN_TOOL"
-    assert set(data["error"]["available_capabilities"]) == SIX
+        with pytest.raises(McpError) as raised:
+            await s.call_tool("ndl_search_everything", {})
+    assert raised.value.error.code == INVALID_PARAMS
+    assert raised.value.error.data["code"] == "UNKNOWN_TOOL"
+    assert set(raised.value.error.data["available_tools"]) == SIX
+    assert upstream.requests == []
 
 
 async def test_empty_search_is_invalid_input_not_zero(upstream, session_for):
@@ -120,7 +124,7 @@ async def test_refused_dpid_sends_nothing(upstream, session_for):
         res = await s.call_tool("ndl_search_all", {"title": "源氏物語",
                                                    "providers": ["zassaku", "ndl-dl"]})
     data = envelope(res)
-    assert data["error"]["code"] == "DPID_NOT_PERMITTED"
+    assert data["error"]["code"] == "PROVIDER_NOT_PERMITTED"
     assert data["error"]["details"]["refused"] == ["ndl-dl"]
     assert upstream.requests == []
 

@@ -22,7 +22,7 @@ def test_declared_set_uses_the_corrected_spelling():
 def test_the_misspelling_is_refused_not_sent():
     with pytest.raises(CoreError) as e:
         build_search_query({"title": "x"}, ["iss-ndl-opacnational"])
-    assert e.value.code is Code.DPID_NOT_PERMITTED
+    assert e.value.code is Code.PROVIDER_NOT_PERMITTED
 
 
 def test_national_bibliography_tool_queries_the_corrected_dpid():

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.setup.fakesru import FakeSru
-from readingroom.setup.rawclient import RawStdioClient
+from readingroom.ndl.fake_sru import FakeSru
+from readingroom.core.rawstdio import RawStdioClient
 
 SUFFIX = ".exe" if sys.platform == "win32" else ""
 
@@ -39,7 +39,8 @@ def test_frozen_readingroom_self_test_uses_the_sibling_ndl_mcp(bundle):
                           capture_output=True, text=True, encoding="utf-8", timeout=120)
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["ok"], done.stdout + done.stderr
-    assert report["command"] == [str(bundle / f"ndl-mcp{SUFFIX}")]
+    ndl = next(r for r in report["servers"] if r["server"] == "ndl-mcp")
+    assert ndl["command"] == [str(bundle / f"ndl-mcp{SUFFIX}")]
 
 
 def test_frozen_ndl_mcp_speaks_clean_json_rpc(bundle, tmp_path):

@@ -70,7 +70,7 @@ def test_malformed_identifiers_are_refused(field, value):
 def test_unknown_dpid_refused_with_the_permitted_list():
     with pytest.raises(CoreError) as e:
         build_search_query({"title": "x"}, ["iss-ndl-opac", "ndl-dl"])
-    assert e.value.code is Code.DPID_NOT_PERMITTED
+    assert e.value.code is Code.PROVIDER_NOT_PERMITTED
     assert e.value.details["refused"] == ["ndl-dl"]
     assert "ndl-dl-open" in e.value.details["permitted"]
 

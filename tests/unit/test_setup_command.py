@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from readingroom.cli import build_parser
-from readingroom.hosts import HostContext
-from readingroom.setup import command, gate
+from readingroom.core.platform import Machine
+from readingroom.ndl import notification as gate
+from readingroom.setup import command
 
 TODAY = date(2026, 9, 1)
 NOW = datetime(2026, 9, 1, 10, 0, 0)
@@ -32,15 +33,17 @@ class FakeSelfTest:
     def __init__(self, ok: bool = True) -> None:
         self.ok = ok
         self.commands: list[list[str]] = []
+        self.servers: list[str] = []
 
-    def __call__(self, argv):
+    def __call__(self, info, argv):
+        self.servers.append(info.name)
         self.commands.append(list(argv))
         return FakeReport(self.ok)
 
 
 @pytest.fixture
-def ctx(tmp_path: Path) -> HostContext:
-    return HostContext(home=tmp_path / "home", platform="linux", now=lambda: NOW,
+def ctx(tmp_path: Path) -> Machine:
+    return Machine(home=tmp_path / "home", platform="linux", now=lambda: NOW,
                        which=lambda _n: None)
 
 
@@ -58,11 +61,11 @@ def folders(install_dir: Path, data_dir: Path) -> list[str]:
     return ["--install-dir", str(install_dir), "--data-dir", str(data_dir)]
 
 
-def codex_file(ctx: HostContext) -> Path:
+def codex_file(ctx: Machine) -> Path:
     return ctx.home / ".codex" / "config.toml"
 
 
-def claude_file(ctx: HostContext) -> Path:
+def claude_file(ctx: Machine) -> Path:
     return ctx.home / ".config" / "Claude" / "claude_desktop_config.json"
 
 
@@ -191,7 +194,7 @@ def test_remove_with_no_host_config_does_nothing(ctx, capsys):
 
 
 def test_windows_rerun_command_is_quoted_for_cmd(tmp_path):
-    ctx = HostContext(home=tmp_path, platform="win32")
+    ctx = Machine(home=tmp_path, platform="win32")
     line = command.rerun_command(
         ["readingroom", "setup", "--data-dir", "C:\\Users\\Alice Smith\\ReadingRoom"], ctx)
     assert line == 'readingroom setup --data-dir "C:\\Users\\Alice Smith\\ReadingRoom"'
@@ -212,3 +215,24 @@ def test_setup_reports_the_real_self_test(ctx, tmp_path, data_dir, capsys):
     out = capsys.readouterr().out
     assert f"readingroom self-test: ndl-mcp = {launcher}" in out
     assert "all checks passed" in out
+
+
+def test_hosts_none_records_the_notification_and_changes_no_host(
+        ctx, install_dir, data_dir, capsys):
+    self_test = FakeSelfTest()
+    argv = [*folders(install_dir, data_dir), "--notification-filed", "2026-08-19",
+            "--hosts", "none"]
+    assert run(argv, ctx, self_test) == command.EXIT_OK
+    assert gate.read_notification(data_dir).filed == date(2026, 8, 19)
+    assert not ctx.home.exists() and self_test.commands == []
+    assert "no host config was changed" in capsys.readouterr().out
+    # A later run with hosts registers ndl-mcp on the recorded date, no option needed.
+    assert run([*folders(install_dir, data_dir), "--hosts", "codex"], ctx, self_test) == 0
+    assert "ndl-mcp" in tomllib.loads(codex_file(ctx).read_text("utf-8"))["mcp_servers"]
+    assert self_test.servers == ["ndl-mcp"]
+
+
+def test_setup_options_come_from_the_catalogue_gates():
+    options = {a.option_strings[0] for a in build_parser()._subparsers._group_actions[0]
+               .choices["setup"]._actions if a.option_strings}
+    assert set(command.gates()) <= options

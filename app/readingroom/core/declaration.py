@@ -77,6 +77,14 @@ class GateKeeper(Protocol):
         """
         ...
 
+    def check(self, value: str, *, today: date | None = None) -> None:
+        """Validate ``value`` without recording anything.
+
+        Raises:
+            ValueError: as :meth:`record`.
+        """
+        ...
+
     def explanation(self) -> list[str]:
         """Paragraphs shown when the server is held back: what to do to open the gate."""
         ...

@@ -37,7 +37,8 @@ __all__ = [
     "response_schema",
 ]
 
-SCHEMA_VERSION = "1.0.0"
+SCHEMA_VERSION = "2.0.0"
+"""Major: a code renamed or removed, a field changed; minor: something added."""
 
 
 class _Model(BaseModel):

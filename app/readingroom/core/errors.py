@@ -24,7 +24,7 @@ class Code(StrEnum):
     INVALID_ARGUMENT = "INVALID_ARGUMENT"
     INVALID_INPUT = "INVALID_INPUT"
     RESERVED_WORD_IN_QUERY = "RESERVED_WORD_IN_QUERY"
-    DPID_NOT_PERMITTED = "DPID_NOT_PERMITTED"
+    PROVIDER_NOT_PERMITTED = "PROVIDER_NOT_PERMITTED"
     RATE_LIMITED = "RATE_LIMITED"
     TRANSPORT_ERROR = "TRANSPORT_ERROR"
     API_ERROR = "API_ERROR"
@@ -78,12 +78,12 @@ MEANINGS: dict[Code, str] = {
         "A search term contains a word the upstream reserves as a query operator and would "
         "reject the whole query for. Refused before sending; the diagnostic names the field."
     ),
-    Code.DPID_NOT_PERMITTED: (
-        "A data provider outside the ones this server declared to the library was named. "
-        "Refused in process; no request was sent."
+    Code.PROVIDER_NOT_PERMITTED: (
+        "A data provider or collection outside the ones this server declared to its upstream "
+        "was named. Refused in process; no request was sent."
     ),
     Code.RATE_LIMITED: (
-        "The upstream refused the request for load (HTTP 429) even after one polite backoff. "
+        "The upstream refused the request for load (HTTP 429) even after the polite backoff. "
         "The result is UNKNOWN, not empty: never report it as 'nothing found'."
     ),
     Code.TRANSPORT_ERROR: (
@@ -145,17 +145,18 @@ MEANINGS: dict[Code, str] = {
         "checked absence for this query in these providers."
     ),
     Code.RESULT_WINDOW_CAPPED: (
-        "More records match than the upstream lets anyone fetch (NDL Search: records past the "
-        "500th cannot be retrieved). Narrow the query to see the rest."
+        "More records match than the upstream lets anyone fetch (it serves only the first N "
+        "of a result set, whatever the start position). Narrow the query to see the rest."
     ),
     Code.COUNT_CAPPED: (
-        "More records per request were asked for than this server's undertaking allows; the "
+        "More records per request were asked for than this server allows (an undertaking to "
+        "the upstream, or the upstream's own limit); the "
         "request was sent with the cap instead."
     ),
     Code.SCRIPT_LATIN_QUERY: (
         "A term is written in Latin letters, but the corpus indexes many records in another "
-        "script (for NDL: Japanese). A romanised term under-returns; search in the record's "
-        "script too before concluding anything is absent."
+        "script (Japanese, Chinese, Arabic...). A romanised term under-returns; search in the "
+        "record's script too before concluding anything is absent."
     ),
     Code.RECORD_UNREADABLE: (
         "One record in the upstream response could not be read into an item. It is counted, "
@@ -180,7 +181,7 @@ _ERRORS = frozenset(
         Code.INVALID_ARGUMENT,
         Code.INVALID_INPUT,
         Code.RESERVED_WORD_IN_QUERY,
-        Code.DPID_NOT_PERMITTED,
+        Code.PROVIDER_NOT_PERMITTED,
         Code.RATE_LIMITED,
         Code.TRANSPORT_ERROR,
         Code.API_ERROR,

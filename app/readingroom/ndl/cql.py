@@ -105,7 +105,7 @@ def check_dpids(dpids: Sequence[str]) -> tuple[str, ...]:
     refused = [d for d in dpids if d not in PROVIDERS]
     if refused:
         raise CoreError(
-            Code.DPID_NOT_PERMITTED,
+            Code.PROVIDER_NOT_PERMITTED,
             f"Data provider(s) {', '.join(map(repr, refused))} are not among the sets this "
             "server declared to the National Diet Library; no request was sent.",
             details={"refused": refused, "permitted": list(ALL_DPIDS)},
@@ -190,7 +190,7 @@ def build_search_query(
 
     Raises:
         CoreError: INVALID_INPUT (nothing to search, bad identifier, bad year range),
-            RESERVED_WORD_IN_QUERY, DPID_NOT_PERMITTED.
+            RESERVED_WORD_IN_QUERY, PROVIDER_NOT_PERMITTED.
     """
     dpids = check_dpids(dpids)
     clauses: list[str] = []

@@ -11,11 +11,12 @@ from typing import Any
 from mcp.server.lowlevel import Server
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..core import responses
 from ..core.envelope import Envelope, SourceStatus
 from ..core.mcpkit import ToolSpec, build_server
 from . import SERVER
 from .client import MAX_RECORDS, NdlClient
-from .providers import ALL_DPIDS, credit_line, source_info
+from .providers import ALL_DPIDS, sources
 from .service import NdlService
 
 __all__ = ["INSTRUCTIONS", "build_ndl_server", "tool_specs"]
@@ -190,8 +191,7 @@ def tool_specs(service: NdlService) -> list[ToolSpec]:
 def _ensure_credit(env: Envelope, _tool: str) -> None:
     """Credit on every response: failures caught before the service still carry it."""
     if not env.attribution:
-        env.attribution = [credit_line(d) for d in ALL_DPIDS]
-        env.sources = [source_info(d, SourceStatus.skipped) for d in ALL_DPIDS]
+        responses.credit(env, sources(ALL_DPIDS), SourceStatus.skipped)
 
 
 def build_ndl_server(

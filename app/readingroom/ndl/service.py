@@ -6,41 +6,44 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import anyio
-
-from ..core import ledger
+from ..core import ledger, receipt, responses
+from ..core.clock import Clock, SystemClock
 from ..core.envelope import (
     Envelope,
     Level,
     QueryInfo,
-    Receipt,
     ResultInfo,
     SearchedFor,
     SourceStatus,
     breadth_of,
-    utc_now_iso,
 )
 from ..core.errors import Code, CoreError
 from ..core.script import Script, detect_script, has_latin
+from . import SERVER
 from .client import MAX_RECORDS, RESULT_WINDOW, NdlClient, SruExchange
 from .cql import BuiltQuery, build_record_query, build_search_query
 from .diagnostics import DiagnosticKind
-from .providers import ALL_DPIDS, credit_line, source_info
+from .providers import ALL_DPIDS, sources
 
 __all__ = ["SERVER_NAME", "NdlService"]
 
-SERVER_NAME = "ndl-mcp"
+SERVER_NAME = SERVER.name
 log = logging.getLogger("readingroom.ndl")
-
-_STATUS_BY_CODE = {Code.RATE_LIMITED: SourceStatus.rate_limited}
 
 
 class NdlService:
     """Search and fetch over :class:`NdlClient`, answering with envelopes and receipts."""
 
-    def __init__(self, client: NdlClient, *, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        client: NdlClient,
+        *,
+        env: Mapping[str, str] | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self.client = client
         self._env = env
+        self.clock = clock or SystemClock()
 
     # ------------------------------------------------------------------ search
     async def search(
@@ -207,7 +210,7 @@ class NdlService:
                 hint="Add a term, a subject or a year range to reach the rest.",
             )
         status = SourceStatus.ok if total else SourceStatus.empty
-        self._credit(env, built.dpids, status)
+        responses.credit(env, sources(built.dpids), status)
         if searched:
             env.coverage_note = _coverage(built.dpids)
         await self._deposit(env, built, exchange.params, outcome="ok" if total else "empty")
@@ -217,19 +220,14 @@ class NdlService:
         self, env: Envelope, err: CoreError, built: BuiltQuery, start: int, count: int
     ) -> Envelope:
         params = self.client.params_for(built.cql, start=start, count=count)
-        failed = Envelope.failure(
-            SERVER_NAME, env.operation, err,
-            searched_for=env.searched_for,
-            query=QueryInfo(input=env.query.input if env.query else {}, normalized=built.cql,
-                            params=dict(ledger.redact(params)), endpoint=self.client.endpoint),
-            diagnostics=env.diagnostics,
-        )
+        query = QueryInfo(input=env.query.input if env.query else {}, normalized=built.cql,
+                          params=dict(ledger.redact(params)), endpoint=self.client.endpoint)
+        failed = responses.failed_after_send(env, err, sources=sources(built.dpids), query=query)
         if err.code is Code.RATE_LIMITED:
             failed.error.remediation = (  # type: ignore[union-attr]
                 "The result is UNKNOWN, not empty: do not report absence. Wait a minute and "
                 "run the search again, one query at a time."
             )
-        self._credit(failed, built.dpids, _STATUS_BY_CODE.get(err.code, SourceStatus.error))
         await self._deposit(failed, built, params, outcome=str(err.code))
         return failed
 
@@ -237,51 +235,28 @@ class NdlService:
         self, operation: str, err: CoreError, query_input: dict[str, Any],
         dpids: Sequence[str], *, searched: bool = True,
     ) -> Envelope:
-        env = Envelope.failure(SERVER_NAME, operation, err,
-                               query=QueryInfo(input=query_input, endpoint=self.client.endpoint))
         permitted = [d for d in dpids if d in ALL_DPIDS] or list(ALL_DPIDS)
-        self._credit(env, permitted, SourceStatus.skipped)
-        env.error.available_capabilities = list(ALL_DPIDS)  # type: ignore[union-attr]
-        return env
-
-    @staticmethod
-    def _credit(env: Envelope, dpids: Sequence[str], status: SourceStatus) -> None:
-        env.sources = [source_info(d, status) for d in dpids]
-        env.attribution = [credit_line(d) for d in dpids]
+        return responses.refused(
+            SERVER_NAME, operation, err, sources=sources(permitted),
+            query=QueryInfo(input=query_input, endpoint=self.client.endpoint),
+            capabilities=ALL_DPIDS,
+        )
 
     async def _deposit(
         self, env: Envelope, built: BuiltQuery, params: Mapping[str, str], *, outcome: str
     ) -> None:
-        safe_params = dict(ledger.redact(params))
-        qhash = ledger.query_hash(built.cql, safe_params)
-        ids = [str(i.get("ndl_search_id")) for i in env.items if i.get("ndl_search_id")]
-        issued = utc_now_iso()
-        entry = {
-            "server": SERVER_NAME,
-            "operation": env.operation,
-            "issued_at": issued,
-            "query": built.cql,
-            "normalized_terms": [t.model_dump(mode="json") for t in built.terms],
-            "params": safe_params,
-            "providers": list(built.dpids),
-            "endpoint": self.client.endpoint,
-            "query_hash": qhash,
-            "result_ids": ids,
-            "total": env.result.total if env.result else None,
-            "returned": env.result.returned if env.result else 0,
-            "outcome": outcome,
-        }
-        result = await anyio.to_thread.run_sync(
-            lambda: ledger.deposit(entry, env=self._env), abandon_on_cancel=True
+        await receipt.deposit(
+            env,
+            query=built.cql,
+            params=params,
+            providers=built.dpids,
+            endpoint=self.client.endpoint,
+            outcome=outcome,
+            result_ids=[str(i["ndl_search_id"]) for i in env.items if i.get("ndl_search_id")],
+            extra={"normalized_terms": [t.model_dump(mode="json") for t in built.terms]},
+            clock=self.clock,
+            environ=self._env,
         )
-        env.receipt = Receipt(issued_at=issued, query_hash=qhash, result_ids=ids,
-                              deposited=result.deposited, ledger_hash=result.ledger_hash)
-        if result.code is Code.RECEIPT_NOT_DEPOSITED:
-            env.diagnose(Level.info, Code.RECEIPT_NOT_DEPOSITED, result.message,
-                         hint="Set MCP_RECEIPT_LOG to keep a verifiable record of searches.")
-        elif result.code is Code.RECEIPT_WRITE_FAILED:
-            log.warning("receipt not written: %s", result.message)
-            env.diagnose(Level.warning, Code.RECEIPT_WRITE_FAILED, result.message)
 
 
 FIELD_IS_FREE_TEXT = {"title": True, "creator": True, "publisher": True, "subject": True,

@@ -1,15 +1,18 @@
-"""``readingroom setup``: record the NDL notification, register the suite with hosts, self-test.
+"""``readingroom setup``: open each server's gate, register the suite with hosts, self-test.
 
 Hosts (``--hosts``, comma-separated): by default ``codex`` and ``claude-desktop`` (their files
 are created when missing) plus every other supported host whose config file already exists
-(Claude Code: its state file or its CLI). Every server of the catalogue is registered with each
-of them, pointing at one receipt ledger, ``<data>/receipts.jsonl``; ndl-mcp only once the NDL
-notification date is recorded. Then the installed ndl-mcp is self-tested.
+(Claude Code: its state file or its CLI); ``--hosts none`` registers with no host (to record a
+gate alone). Every server of the catalogue is registered with each of them, pointing at one
+receipt ledger, ``<data>/receipts.jsonl`` — a server with a gate (ndl-mcp: the notification the
+NDL asks for) only once its gate is open; each gate's option (``--notification-filed DATE``)
+records what opens it. Then every registered server that declares a self-test is self-tested.
+Nothing here names a server: gates, self-tests and names come from the catalogue.
 
-Exit status: 0 done (also when ndl-mcp was held back for want of a notification date: that is
-the gate working, and the message says how to go on); 1 a host could not be written (or its file
-does not parse), an executable is missing, or the self-test failed; 2 usage (a malformed or
-future date, an unknown host; nothing written).
+Exit status: 0 done (also when a server was held back by its gate: that is the gate working,
+and the message says how to go on); 1 a host could not be written (or its file does not
+parse), an executable is missing, or a self-test failed; 2 usage (a value a gate refuses, an
+unknown host; nothing written).
 ``--remove`` removes our entries from the chosen hosts (default: every host whose config
 exists); the uninstaller uses it.
 """
@@ -27,35 +30,21 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog import SERVERS, ServerInfo
+from ..core.declaration import Gate, GateStatus, resolve
+from ..core.platform import Machine, default_data_dir
 from ..hosts import HOSTS, get_host
-from ..hosts.base import (
-    Action,
-    ConfigParseError,
-    HostContext,
-    HostError,
-    HostOutcome,
-    build_entries,
-    ledger_path,
-)
-from .gate import (
-    NDL_FORM_URL,
-    SECTION_17_REQUEST,
-    NotificationDateError,
-    NotificationRecord,
-    NotificationRecordError,
-    default_data_dir,
-    parse_filed_date,
-    read_notification,
-    record_notification,
-)
+from ..hosts.entries import build_entries, ledger_path
+from ..hosts.outcome import Action, ConfigParseError, HostError, HostOutcome
 
 __all__ = [
     "DEFAULT_HOSTS",
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "NO_HOSTS",
     "cmd_setup",
     "default_hosts",
+    "gates",
     "register",
     "rerun_command",
 ]
@@ -67,31 +56,43 @@ EXIT_USAGE = 2
 DEFAULT_HOSTS = ("codex", "claude-desktop")
 """Registered with even when their config file does not exist yet."""
 
-SELF_TESTED_SERVER = "ndl-mcp"
+NO_HOSTS = "none"
+"""``--hosts none``: change no host (record a gate, run nothing else)."""
 
-SelfTest = Callable[[list[str]], Any]
-"""Runs the self-test against a server command; returns a report with ``ok`` and ``render()``."""
+SelfTest = Callable[[ServerInfo, list[str]], Any]
+"""Runs a server's self-test against a command; returns a report with ``ok`` and ``render()``."""
+
+
+def gates() -> dict[str, Gate]:
+    """Each distinct gate of the catalogue by its option (servers may share one)."""
+    return {s.gate.option: s.gate for s in SERVERS.values() if s.gate is not None}
+
+
+def _dest(gate: Gate) -> str:
+    return "gate_" + gate.option.lstrip("-").replace("-", "_")
 
 
 def register(subparsers: Any) -> None:
     """Add ``setup`` to the ``readingroom`` argparse subparsers."""
+    gated = [s.name for s in SERVERS.values() if s.gate is not None]
     parser = subparsers.add_parser(
         "setup",
-        help="record the NDL notification, register the servers with hosts, self-test",
-        description="Record the date of the NDL notification, register every server of the "
-        "suite with the chosen hosts (ndl-mcp only once that date is recorded), point them all "
-        "at one receipt ledger in the data folder, and self-test the installed ndl-mcp. "
-        "Exit 0 done (ndl-mcp held back without a notification date counts as done), "
-        "1 a host or the self-test failed, 2 usage (nothing written).",
+        help="open the servers' gates, register the servers with hosts, self-test",
+        description="Register every server of the suite with the chosen hosts (a server with "
+        f"a gate — {', '.join(gated) or 'none now'} — only once its gate is open; the options "
+        "below record what opens each), point them all at one receipt ledger in the data "
+        "folder, and self-test the installed servers. Exit 0 done (a server held back by its "
+        "gate counts as done), 1 a host or a self-test failed, 2 usage (nothing written).",
     )
-    gate = parser.add_mutually_exclusive_group()
-    gate.add_argument("--notification-filed", metavar="YYYY-MM-DD",
-                      help="the date you sent the NDL's API form (" + NDL_FORM_URL + ")")
-    gate.add_argument("--remove", action="store_true",
-                      help="remove our entries from the hosts instead (default hosts: every "
-                      "host whose config exists)")
+    choice = parser.add_mutually_exclusive_group()
+    for gate in gates().values():
+        choice.add_argument(gate.option, dest=_dest(gate), metavar=gate.metavar, help=gate.help)
+    choice.add_argument("--remove", action="store_true",
+                        help="remove our entries from the hosts instead (default hosts: every "
+                        "host whose config exists)")
     parser.add_argument("--hosts", metavar="LIST",
-                        help=f"comma-separated hosts ({', '.join(HOSTS)}); default: "
+                        help=f"comma-separated hosts ({', '.join(HOSTS)}), or '{NO_HOSTS}' to "
+                        "change no host; default: "
                         f"{', '.join(DEFAULT_HOSTS)} plus every other host whose config exists")
     parser.add_argument("--data-dir", metavar="DIR",
                         help="data folder for the receipt ledger and the notification record "
@@ -101,11 +102,11 @@ def register(subparsers: Any) -> None:
                         help="folder holding the server executables (default: the folder of "
                         "the running program)")
     parser.add_argument("--no-self-test", action="store_true",
-                        help="skip the self-test of the installed ndl-mcp")
+                        help="skip the self-tests of the installed servers")
     parser.set_defaults(func=cmd_setup)
 
 
-def default_hosts(ctx: HostContext) -> list[str]:
+def default_hosts(ctx: Machine) -> list[str]:
     """``codex``, ``claude-desktop`` and every other host whose config exists here."""
     others = [name for name in HOSTS
               if name not in DEFAULT_HOSTS and get_host(name, ctx).config_exists()]
@@ -116,6 +117,8 @@ def _parse_hosts(value: str | None) -> list[str] | None:
     if value is None:
         return None
     names = list(dict.fromkeys(h.strip() for h in value.split(",") if h.strip()))
+    if names == [NO_HOSTS]:
+        return []
     unknown = [n for n in names if n not in HOSTS]
     if unknown or not names:
         raise ValueError(f"unknown host(s) {', '.join(unknown) or '(none given)'}; "
@@ -123,15 +126,16 @@ def _parse_hosts(value: str | None) -> list[str] | None:
     return names
 
 
-def rerun_command(argv: Sequence[str], ctx: HostContext) -> str:
+def rerun_command(argv: Sequence[str], ctx: Machine) -> str:
     """``argv`` as one command line, quoted for this platform's shell."""
     return subprocess.list2cmdline(list(argv)) if ctx.is_windows else shlex.join(argv)
 
 
-def _rerun_argv(args: argparse.Namespace, data_dir: Path, install_dir: str) -> list[str]:
-    """The setup command to run once the NDL form has been sent (absolute folders)."""
+def _rerun_argv(args: argparse.Namespace, gate: Gate, data_dir: Path, install_dir: str
+                ) -> list[str]:
+    """The setup command to run once the gate's condition is met (absolute folders)."""
     program = sys.executable if getattr(sys, "frozen", False) else "readingroom"
-    argv = [program, "setup", "--notification-filed", "YYYY-MM-DD"]
+    argv = [program, "setup", gate.option, gate.metavar]
     if args.hosts:
         argv += ["--hosts", args.hosts]
     if args.data_dir:
@@ -143,37 +147,40 @@ def _rerun_argv(args: argparse.Namespace, data_dir: Path, install_dir: str) -> l
     return argv
 
 
-def _default_self_test(command: list[str]) -> Any:
-    from .selftest import run_self_test
-
-    return run_self_test(command, progress=lambda m: print(f"... {m}", file=sys.stderr))
+def _default_self_test(info: ServerInfo, command: list[str]) -> Any:
+    assert info.self_test is not None
+    run = resolve(info.self_test)
+    return run(command, progress=lambda m: print(f"... {m}", file=sys.stderr))
 
 
 def cmd_setup(
     args: argparse.Namespace,
     *,
-    ctx: HostContext | None = None,
+    ctx: Machine | None = None,
     today: date | None = None,
     self_test: SelfTest | None = None,
 ) -> int:
     """Run ``setup``; ``ctx``, ``today`` and ``self_test`` are injectable for tests."""
-    context = ctx or HostContext.current()
+    context = ctx or Machine.current()
+    given = {option: getattr(args, _dest(gate), None) for option, gate in gates().items()}
+    given = {option: value for option, value in given.items() if value is not None}
     try:
         hosts = _parse_hosts(args.hosts)
-        filed = (parse_filed_date(args.notification_filed, today=today)
-                 if args.notification_filed else None)
-    except (ValueError, NotificationDateError) as exc:
+        for option, value in given.items():  # every value checked before anything is written
+            gates()[option].resolve().check(value, today=today)
+    except ValueError as exc:
         print(f"setup: {exc}; nothing was written", file=sys.stderr)
         return EXIT_USAGE
     data_dir = Path(context.absolute(args.data_dir or default_data_dir(context)))
     install_dir = context.absolute(args.install_dir or Path(sys.executable).parent)
     if args.remove:
         return _remove(hosts, context)
-    return _install(args, context, hosts or default_hosts(context), data_dir, install_dir,
-                    filed, today, self_test or _default_self_test)
+    chosen = default_hosts(context) if hosts is None else hosts
+    return _install(args, context, chosen, data_dir, install_dir, given, today,
+                    self_test or _default_self_test)
 
 
-def _remove(hosts: list[str] | None, ctx: HostContext) -> int:
+def _remove(hosts: list[str] | None, ctx: Machine) -> int:
     chosen = hosts or [n for n in HOSTS if get_host(n, ctx).config_exists()]
     if not chosen:
         print("No host config found: nothing to remove.")
@@ -202,54 +209,59 @@ def _guarded(operation: Callable[[], HostOutcome], name: str) -> HostOutcome | N
 
 def _install(
     args: argparse.Namespace,
-    ctx: HostContext,
+    ctx: Machine,
     hosts: list[str],
     data_dir: Path,
     install_dir: str,
-    filed: date | None,
+    given: dict[str, str],
     today: date | None,
     self_test: SelfTest,
 ) -> int:
     print(f"data folder: {data_dir} (receipt ledger {ledger_path(data_dir, ctx)})")
     print(f"install folder: {install_dir}")
-    record = _notification(data_dir, filed, today)
-    servers = [s for s in SERVERS.values() if record or not s.requires_ndl_notification]
-    held_back = [s.name for s in SERVERS.values() if s not in servers]
+    statuses = _open_gates(data_dir, given, today)
+    servers = [s for s in SERVERS.values() if s.gate is None or statuses[s.gate.option].open]
+    held_back = [s for s in SERVERS.values() if s not in servers]
     failed = False
-    if servers:
+    if not hosts:
+        print("No host chosen (--hosts none): no host config was changed.")
+    elif servers:
         failed = not _register(servers, hosts, ctx, data_dir, install_dir)
     else:
         print("Nothing to register with hosts yet.")
-    if held_back:
-        _explain_gate(held_back, _rerun_argv(args, data_dir, install_dir), ctx)
-    if not failed and any(s.name == SELF_TESTED_SERVER for s in servers):
+    for info in held_back:
+        assert info.gate is not None
+        _explain_gate(info, statuses[info.gate.option],
+                      _rerun_argv(args, info.gate, data_dir, install_dir), ctx)
+    tested = [s for s in servers if s.self_test is not None] if hosts else []
+    if not failed and tested:
         if args.no_self_test:
             print("self-test skipped (--no-self-test)")
         else:
-            command = [ctx.join(install_dir, ctx.executable_name(SELF_TESTED_SERVER))]
-            report = self_test(command)
-            print(report.render())
-            failed |= not report.ok
+            for info in tested:
+                command = [ctx.join(install_dir, ctx.executable_name(info.name))]
+                report = self_test(info, command)
+                print(report.render())
+                failed |= not report.ok
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _notification(data_dir: Path, filed: date | None, today: date | None
-                  ) -> NotificationRecord | None:
-    if filed is not None:
-        record = record_notification(data_dir, filed, today=today)
-    else:
-        try:
-            record = read_notification(data_dir)
-        except NotificationRecordError as exc:
-            print(f"warning: ignoring an unreadable notification record: {exc}")
-            record = None
-    if record is not None:
-        print(f"NDL notification: filed {record.filed.isoformat()}, recorded "
-              f"{record.recorded.isoformat()} ({record.path})")
-    return record
+def _open_gates(data_dir: Path, given: dict[str, str], today: date | None
+                ) -> dict[str, GateStatus]:
+    """Record the values given, then read every gate's status (printed when open)."""
+    statuses = {}
+    for option, gate in gates().items():
+        keeper = gate.resolve()
+        if option in given:
+            statuses[option] = keeper.record(data_dir, given[option], today=today)
+        else:
+            statuses[option] = keeper.status(data_dir)
+        if statuses[option].open:
+            print(statuses[option].detail)
+    return statuses
 
 
-def _register(servers: Sequence[ServerInfo], hosts: list[str], ctx: HostContext,
+def _register(servers: Sequence[ServerInfo], hosts: list[str], ctx: Machine,
               data_dir: Path, install_dir: str) -> bool:
     """Register ``servers`` with every host; False when something failed."""
     entries = build_entries(servers, install_dir, data_dir, ctx)
@@ -271,12 +283,14 @@ def _register(servers: Sequence[ServerInfo], hosts: list[str], ctx: HostContext,
     return ok
 
 
-def _explain_gate(held_back: list[str], rerun: list[str], ctx: HostContext) -> None:
+def _explain_gate(info: ServerInfo, status: GateStatus, rerun: list[str], ctx: Machine
+                  ) -> None:
     wrap = textwrap.TextWrapper(width=92, initial_indent="  ", subsequent_indent="  ",
                                 break_on_hyphens=False)
+    assert info.gate is not None
     print()
-    print(f"{', '.join(held_back)} was NOT registered: no NDL notification date is recorded.")
-    print(wrap.fill(SECTION_17_REQUEST))
-    print(f"  Form: {NDL_FORM_URL}")
-    print("  When you have sent it, re-run with the date you sent it:")
+    print(f"{info.name} was NOT registered: {status.detail}.")
+    for paragraph in info.gate.resolve().explanation():
+        print(wrap.fill(paragraph))
+    print(f"  When that is done, re-run with {info.gate.option} ({info.gate.help}):")
     print(f"    {rerun_command(rerun, ctx)}")

@@ -1,4 +1,4 @@
-"""The NDL notification record: a past ISO calendar date, recorded once, read on later runs."""
+"""The NDL notification gate: a past ISO calendar date, recorded once, read on later runs."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from readingroom.hosts import HostContext
-from readingroom.setup import gate
+from readingroom.core.platform import Machine, default_data_dir
+from readingroom.ndl import SERVER
+from readingroom.ndl import notification as gate
 
 TODAY = date(2026, 9, 1)
 
@@ -66,9 +67,29 @@ def test_the_request_text_names_section_17_and_the_form():
 
 
 def test_default_data_dir_is_outside_appdata_on_windows(tmp_path: Path):
-    windows = HostContext(home=tmp_path / "alice", appdata=tmp_path / "alice" / "AppData",
+    windows = Machine(home=tmp_path / "alice", appdata=tmp_path / "alice" / "AppData",
                           platform="win32")
-    assert gate.default_data_dir(windows) == tmp_path / "alice" / "ReadingRoom"
-    linux = HostContext(home=tmp_path, platform="linux")
-    assert gate.default_data_dir(linux) == platformdirs.user_data_path("readingroom",
+    assert default_data_dir(windows) == tmp_path / "alice" / "ReadingRoom"
+    linux = Machine(home=tmp_path, platform="linux")
+    assert default_data_dir(linux) == platformdirs.user_data_path("readingroom",
                                                                        appauthor=False)
+
+
+def test_the_declared_gate_is_this_keeper_and_opens_once_a_date_is_recorded(tmp_path: Path):
+    keeper = SERVER.gate.resolve()
+    assert keeper is gate.KEEPER
+    closed = keeper.status(tmp_path)
+    assert not closed.open and "no NDL notification date" in closed.detail
+    with pytest.raises(ValueError, match="future"):
+        keeper.check("2026-09-02", today=TODAY)
+    assert not (tmp_path / gate.NOTIFICATION_FILENAME).exists()
+    opened = keeper.record(tmp_path, "2026-08-19", today=TODAY)
+    assert opened.open and "filed 2026-08-19" in opened.detail
+    assert keeper.status(tmp_path) == opened
+    assert any(gate.NDL_FORM_URL in paragraph for paragraph in keeper.explanation())
+
+
+def test_an_unreadable_record_keeps_the_gate_closed(tmp_path: Path):
+    (tmp_path / gate.NOTIFICATION_FILENAME).write_text("date filed: soon\n", encoding="utf-8")
+    status = gate.KEEPER.status(tmp_path)
+    assert not status.open and "unreadable" in status.detail

@@ -10,7 +10,7 @@ import pytest
 from readingroom.book.ingest import detect_format, ingest
 from readingroom.core.errors import Code, CoreError
 
-from .make_books import (
+from ..make_books import (
     TINY_JPEG,
     make_encrypted_pdf,
     make_epub,

@@ -7,7 +7,7 @@ import zipfile
 
 from readingroom.book.ingest import ingest
 
-from .make_books import TINY_JPEG, make_epub, rewrite_entry
+from ..make_books import TINY_JPEG, make_epub, rewrite_entry
 
 VENUS = "venus-and-adonis-epub2.epub"
 ALICE = "alice-epub3-images.epub"

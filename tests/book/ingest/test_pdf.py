@@ -12,7 +12,7 @@ from readingroom.book.ingest import ingest
 from readingroom.book.text import is_cjk, normalise
 from readingroom.core.errors import Code, CoreError
 
-from .make_books import make_image_only_pdf, make_japanese_pdf, make_pdf, make_two_column_pdf
+from ..make_books import make_image_only_pdf, make_japanese_pdf, make_pdf, make_two_column_pdf
 
 TEXTBOOK = "geotopo-textbook-outline.pdf"
 SCAN = "huckfinn-scanned-page.pdf"

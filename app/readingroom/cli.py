@@ -32,8 +32,7 @@ def _cmd_version(_args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``readingroom``."""
-    from . import receipts
-    from .admin import secrets
+    from .admin import receipts, secrets
     from .hosts import cli as hosts_cli
     from .setup import command as setup_command
     from .setup import self_tests

@@ -49,7 +49,8 @@ COMMON_SETTINGS: tuple[Setting, ...] = (
     Setting(ENV_RECEIPT_LOG, "path of the suite's shared receipt ledger (JSONL); unset: no "
             "receipts, and responses say so"),
     Setting(ENV_TOOL_DEADLINE, "per-call server deadline in seconds (1-900)", "90"),
-    Setting(ENV_SERVER_CONCURRENCY, "tool calls the server runs at once (1-16)", "4"),
+    Setting(ENV_SERVER_CONCURRENCY, "tool calls a server runs at once (1-16); an upstream's "
+            "own serial rule (ndl-mcp's) holds regardless", "4"),
 )
 """Read by every server (through :func:`readingroom.core.mcpkit.build_server` and the ledger)."""
 

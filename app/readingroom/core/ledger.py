@@ -30,10 +30,10 @@ from filelock import FileLock, Timeout
 
 from .envelope import utc_now_iso
 from .errors import Code
+from .settings import ENV_RECEIPT_LOG
 
 __all__ = [
     "DEFAULT_SECRET_NAMES",
-    "ENV_VAR",
     "GENESIS_HASH",
     "LEDGER_VERSION",
     "DepositOutcome",
@@ -53,7 +53,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-ENV_VAR = "MCP_RECEIPT_LOG"
 LEDGER_VERSION = 1
 GENESIS_HASH = "0" * 64
 LOCK_TIMEOUT = 10.0
@@ -571,13 +570,13 @@ def deposit(
         env: where to read ``MCP_RECEIPT_LOG`` (default ``os.environ``).
         lock_timeout: seconds to wait for the cross-process lock.
     """
-    target = (os.environ if env is None else env).get(ENV_VAR, "").strip()
+    target = (os.environ if env is None else env).get(ENV_RECEIPT_LOG, "").strip()
     if not target:
         return DepositOutcome(
             deposited=False,
             code=Code.RECEIPT_NOT_DEPOSITED,
             ledger_hash=None,
-            message=f"{ENV_VAR} is not set; this search was not recorded.",
+            message=f"{ENV_RECEIPT_LOG} is not set; this search was not recorded.",
         )
     try:
         line = Ledger(target, lock_timeout=lock_timeout).append(entry)

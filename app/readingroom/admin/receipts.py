@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .core.ledger import ENV_VAR, VerifyReport, iter_receipts, verify
+from ..core.ledger import VerifyReport, iter_receipts, verify
+from ..core.settings import ENV_RECEIPT_LOG
 
 __all__ = [
     "CSV_COLUMNS",
@@ -65,7 +66,8 @@ def register(subparsers: Any) -> None:
         help="prove the ledger's hash chain is intact",
         description="Prove the ledger's hash chain is intact. Exit 0 intact, 1 not, 2 no file.",
     )
-    ver.add_argument("file", nargs="?", type=Path, help=f"ledger file (default: ${ENV_VAR})")
+    ver.add_argument("file", nargs="?", type=Path,
+                     help=f"ledger file (default: ${ENV_RECEIPT_LOG})")
     ver.set_defaults(func=cmd_verify)
 
     rep = commands.add_parser(
@@ -77,7 +79,8 @@ def register(subparsers: Any) -> None:
             "written and says so)."
         ),
     )
-    rep.add_argument("file", nargs="?", type=Path, help=f"ledger file (default: ${ENV_VAR})")
+    rep.add_argument("file", nargs="?", type=Path,
+                     help=f"ledger file (default: ${ENV_RECEIPT_LOG})")
     rep.add_argument(
         "--since",
         type=_parse_since,
@@ -346,11 +349,12 @@ def _ledger_path(args: argparse.Namespace) -> Path | None:
     path = getattr(args, "file", None)
     if path:
         return Path(path)
-    env_value = os.environ.get(ENV_VAR, "").strip()
+    env_value = os.environ.get(ENV_RECEIPT_LOG, "").strip()
     if env_value:
         return Path(env_value)
     print(
-        f"error: no ledger file given and {ENV_VAR} is not set; pass FILE or set {ENV_VAR}",
+        f"error: no ledger file given and {ENV_RECEIPT_LOG} is not set; pass FILE or set "
+        f"{ENV_RECEIPT_LOG}",
         file=sys.stderr,
     )
     return None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from readingroom import receipts
+from readingroom.admin import receipts
 from readingroom.core.ledger import Ledger
 
 QHASH_A = "a" * 8 + "1" * 56

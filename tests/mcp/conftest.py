@@ -27,7 +27,7 @@ def session_for():
     @asynccontextmanager
     async def open_session(up: Upstream, env: dict[str, str] | None = None):
         client = NdlClient(ENDPOINT, transport=httpx.MockTransport(up.handle), clock=up.clock)
-        server = build_ndl_server(client, env=env or {})
+        server = build_ndl_server(client, env=env or {}, clock=up.clock)
         async with create_connected_server_and_client_session(
             server, read_timeout_seconds=timedelta(seconds=30)
         ) as session:

@@ -279,6 +279,9 @@ async def test_receipts_are_deposited_and_chain(upstream, session_for, tmp_path)
     assert lines[0]["query_hash"] == first["receipt"]["query_hash"]
     assert lines[0]["result_ids"] == first["receipt"]["result_ids"]
     assert "items" not in lines[0] and "title" not in json.dumps(lines[0]["result_ids"])
+    # The injected clock reaches the receipt: issued_at is the fake clock's time, not the host's.
+    pinned = upstream.clock.now().isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    assert lines[1]["issued_at"] <= pinned and lines[0]["issued_at"].startswith("2026-01-01T")
 
 
 async def test_ledger_write_failure_does_not_fail_the_search(upstream, session_for, tmp_path):

@@ -12,6 +12,7 @@ from mcp.server.lowlevel import Server
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import responses
+from ..core.clock import Clock
 from ..core.envelope import Envelope, SourceStatus
 from ..core.mcpkit import ToolSpec, build_server
 from . import SERVER
@@ -195,9 +196,15 @@ def _ensure_credit(env: Envelope, _tool: str) -> None:
 
 
 def build_ndl_server(
-    client: NdlClient | None = None, *, env: Mapping[str, str] | None = None
+    client: NdlClient | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    clock: Clock | None = None,
 ) -> Server:
-    """Build the ndl-mcp server (a fresh :class:`NdlClient` unless one is given)."""
-    service = NdlService(client or NdlClient(env=env), env=env)
+    """Build the ndl-mcp server (a fresh :class:`NdlClient` unless one is given).
+
+    ``clock`` stamps the receipts (tests pin it); the client keeps its own for pacing.
+    """
+    service = NdlService(client or NdlClient(env=env, clock=clock), env=env, clock=clock)
     return build_server(SERVER, INSTRUCTIONS, tool_specs(service), env=env,
                         finish=_ensure_credit)

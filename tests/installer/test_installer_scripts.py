@@ -650,38 +650,6 @@ def test_script_supports_whatif_and_has_help(name: str, required: tuple[str, ...
     assert not findings, _report(name, findings)
 
 
-def test_install_ps1_hands_json_and_toml_to_setup() -> None:
-    """PowerShell only copies files and calls ``readingroom setup``: no JSON/TOML handling,
-    the options passed through, the date checked with ParseExact, strict mode on."""
-    data = (INSTALLER / "install.ps1").read_bytes()
-    text = data.decode("utf-8-sig").replace("\r\n", "\n")  # a Windows checkout has CRLF
-    code = code_only(data).decode("ascii", "replace")
-    for command in ("ConvertTo-Json", "ConvertFrom-Json", "Set-Content", "Out-File",
-                    "Add-Content"):
-        assert command.lower() not in code.lower(), f"install.ps1 uses {command}"
-    for option in ("--install-dir", "--notification-filed", "--hosts", "--data-dir",
-                   "--no-self-test"):
-        assert f"'{option}'" in text, f"install.ps1 never passes {option} to setup"
-    assert re.search(r"^Set-StrictMode -Version Latest$", text, re.MULTILINE)
-    assert re.search(r"^\$ErrorActionPreference = 'Stop'$", text, re.MULTILINE)
-    assert "[datetime]::ParseExact(" in text
-    assert "'yyyy-MM-dd'" in text
-    assert NDL_FORM_URL in text
-    assert "Unblock-File" in code
-    assert "ShouldProcess(" in code
-    assert re.search(r"^exit \$setupExit$", text, re.MULTILINE), "must exit with setup's code"
-
-
-def test_uninstall_ps1_removes_host_entries_first_and_keeps_data() -> None:
-    text = (INSTALLER / "uninstall.ps1").read_bytes().decode("utf-8-sig").replace("\r\n", "\n")
-    remove_call = text.find("'--remove'")
-    folder_removal = text.find("Remove-Item -LiteralPath $installPath")
-    assert remove_call != -1, "uninstall.ps1 never calls readingroom setup --remove"
-    assert folder_removal != -1
-    assert remove_call < folder_removal, "setup --remove must run while the exe still exists"
-    assert "$RemoveData" in text
-
-
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "windows.yml"
 
 
@@ -699,28 +667,6 @@ def test_workflow_python_steps_compile() -> None:
     assert len(scripts) >= 2, "expected the config checks after install and after uninstall"
     for script in scripts:
         compile(script.script, f"{WORKFLOW}:{script.line} ({script.step})", "exec")
-
-
-@pytest.mark.parametrize(
-    "needle",
-    [
-        "runs-on: windows-latest",
-        'READINGROOM_REQUIRE_SAMPLES: "0"',
-        "python run.py test",
-        "build\\freeze.py",
-        "readingroom.exe self-test -- ",
-        "READINGROOM_FROZEN_DIR",
-        "Invoke-ScriptAnalyzer",
-        "Invoke-Pester -Path installer\\tests -CI",
-        "installer\\install.ps1",
-        "'-NotificationFiled', $filed",
-        "uninstall.ps1",
-        "tomllib.loads",
-        "claude_desktop_config.json",
-    ],
-)
-def test_workflow_runs_the_windows_checks(needle: str) -> None:
-    assert needle in WORKFLOW.read_text(encoding="utf-8")
 
 
 # --- each checker catches what it is for -----------------------------------------------------

@@ -148,4 +148,43 @@ def test_html_doctype_with_internal_subset_is_still_unsafe() -> None:
 
 
 def test_exports() -> None:
-    assert set(xmlsafe.__all__) == {"UnsafeXmlError", "XmlParseError", "parse_xml"}
+    assert set(xmlsafe.__all__) == {"UnsafeXmlError", "XmlParseError", "parse_xml", "strip_doctype"}
+
+
+# --------------------------------------------------------------------------- strip_doctype
+
+
+XHTML11 = ('<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" '
+           '"http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">')
+
+
+@pytest.mark.parametrize("doctype", [
+    XHTML11,
+    '<!DOCTYPE ncx PUBLIC "-//NISO//DTD ncx 2005-1//EN"\n  "http://www.daisy.org/z3986/2005/ncx-2005-1.dtd">',
+    "<!DOCTYPE html>",
+    "<!doctype html SYSTEM 'about:legacy-compat' >",
+])
+def test_strip_doctype_removes_a_doctype_that_declares_nothing(doctype: str) -> None:
+    text = f'<?xml version="1.0" encoding="utf-8"?>\n<!-- c -->\n{doctype}\n<html><p>x</p></html>'
+    stripped = xmlsafe.strip_doctype(text)
+    assert "DOCTYPE" not in stripped.upper() and "<?xml" not in stripped
+    assert stripped.startswith("\n<!-- c -->\n") and stripped.endswith("<html><p>x</p></html>")
+    assert parse_xml(stripped).tag == "html"
+
+
+@pytest.mark.parametrize("doctype", [
+    '<!DOCTYPE html [<!ENTITY e SYSTEM "file:///etc/passwd">]>',
+    f'{XHTML11[:-1]} [<!ENTITY lol "lol">]>',
+    '<!DOCTYPE html PUBLIC "unterminated>',
+    "<!DOCTYPE html junk>",
+])
+def test_strip_doctype_refuses_an_internal_subset_or_an_unreadable_doctype(doctype: str) -> None:
+    with pytest.raises(UnsafeXmlError) as info:
+        xmlsafe.strip_doctype(f"{doctype}<html/>")
+    assert info.value.details["reason"] == "doctype"
+
+
+def test_strip_doctype_leaves_documents_without_a_prolog_doctype_alone() -> None:
+    assert xmlsafe.strip_doctype("<root><!-- <!DOCTYPE x> --></root>") == (
+        "<root><!-- <!DOCTYPE x> --></root>")
+    assert xmlsafe.strip_doctype('<?xml version="1.0"?><a/>') == "<a/>"

@@ -16,7 +16,7 @@ from lxml import etree
 
 from .errors import Code, CoreError
 
-__all__ = ["UnsafeXmlError", "XmlParseError", "parse_xml"]
+__all__ = ["UnsafeXmlError", "XmlParseError", "parse_xml", "strip_doctype"]
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 
@@ -25,6 +25,15 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 _PROLOG_SKIP = re.compile(rb"\s+|<\?.*?\?>|<!--.*?-->", re.DOTALL)
 _DOCTYPE = b"<!DOCTYPE"
 _HTML_DOCTYPE = re.compile(rb"<!DOCTYPE\s+html\b[^\[>]*>", re.IGNORECASE)
+# strip_doctype works on decoded text: the same prolog items, and a DOCTYPE naming at most an
+# external identifier, optionally followed by "[" (the start of an internal subset).
+_TEXT_PROLOG_SKIP = re.compile(r"\s+|<\?.*?\?>|<!--.*?-->", re.DOTALL)
+_XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
+_TEXT_DOCTYPE = re.compile(
+    r"""<!DOCTYPE\s+[^\s\[>]+(?:\s+(?:PUBLIC\s+(?:"[^"]*"|'[^']*')\s*(?:"[^"]*"|'[^']*')?"""
+    r"""|SYSTEM\s+(?:"[^"]*"|'[^']*')))?\s*(\[)?""",
+    re.IGNORECASE,
+)
 # Only the prolog is scanned; a DOCTYPE after this many bytes of comments is caught post-parse.
 _PROLOG_SCAN_LIMIT = 1024 * 1024
 
@@ -157,3 +166,46 @@ def parse_xml(data: bytes | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> etree
             details={"reason": "doctype"},
         )
     return root
+
+
+def strip_doctype(text: str) -> str:
+    """``text`` without its XML declaration and without a prolog DOCTYPE that declares nothing.
+
+    Documents such as EPUB 2 chapters and NCX files routinely start with a DOCTYPE naming only
+    an external DTD (``<!DOCTYPE html PUBLIC "..." "...">``), which :func:`parse_xml` refuses.
+    Such a DOCTYPE defines nothing a reader without a DTD uses, so it is removed; the caller
+    then parses the rest with :func:`parse_xml`. A DOCTYPE with an internal subset
+    (``[ ... ]``: entity declarations, the doorway to XXE and entity bombs) or one that cannot
+    be read is refused. Only the prolog (whitespace, processing instructions, comments) is
+    looked through; a DOCTYPE after the root element is left to :func:`parse_xml`.
+
+    Args:
+        text: the decoded document.
+
+    Returns:
+        The text from after the XML declaration on, with a plain DOCTYPE removed.
+
+    Raises:
+        UnsafeXmlError: the DOCTYPE has an internal subset or is not readable
+            (``details["reason"] == "doctype"``).
+    """
+    text = _XML_DECLARATION.sub("", text, count=1)
+    pos = 0
+    while True:
+        match = _TEXT_PROLOG_SKIP.match(text, pos)
+        if match is None or match.end() == pos:
+            break
+        pos = match.end()
+    if text[pos : pos + len(_DOCTYPE)].upper() != _DOCTYPE.decode("ascii"):
+        return text
+    match = _TEXT_DOCTYPE.match(text, pos)
+    refused = UnsafeXmlError(
+        "The document declares entities in a DOCTYPE, which this reader refuses to read.",
+        details={"reason": "doctype"},
+    )
+    if match is None or match.group(1):
+        raise refused
+    close = text[match.end() :].lstrip()
+    if not close.startswith(">"):
+        raise refused
+    return text[:pos] + close[1:]

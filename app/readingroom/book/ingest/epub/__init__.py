@@ -1,0 +1,27 @@
+"""An EPUB 2/3 → one raw-text unit per spine item, with the contents mapped onto them.
+
+A tolerant, hardened reader on :mod:`zipfile` and :func:`~readingroom.core.xmlsafe.parse_xml`
+(ebooklib enforces no limits and fails on a missing manifest item), in parts:
+
+- :mod:`.container`: the ZIP limits (at most 10,000 entries, 512 MiB uncompressed, no entry
+  over 1 MiB inflating more than 200:1) and the path rules (absolute, drive-letter, backslash
+  or ``..`` entry names refuse the book; hrefs that climb out of the container are ignored);
+  nothing is ever extracted to disk;
+- :mod:`.document`: one XML document, through ``parse_xml`` after
+  :func:`~readingroom.core.xmlsafe.strip_doctype` (a DOCTYPE with an internal subset refuses
+  the book as UNSAFE_SOURCE); HTML named entities become character references; a content
+  document that is not well-formed XML is read with lxml's HTML parser, with a warning;
+- :mod:`.package`: the OPF (metadata, manifest, spine), DRM in ``META-INF/encryption.xml``
+  (ENCRYPTED_SOURCE), images through the manifest;
+- :mod:`.navigation`: the nav document or the NCX, mapped onto the chapters;
+- :mod:`.text`: XHTML → raw text (ruby keeps its base text), anchors, vertical writing;
+- :mod:`.markdown`: XHTML → the Markdown view;
+- :mod:`.reader`: :func:`read_epub`, which puts them together.
+"""
+
+from __future__ import annotations
+
+from .container import MAX_ENTRIES, MAX_ENTRY_RATIO, MAX_TOTAL_BYTES
+from .reader import read_epub
+
+__all__ = ["MAX_ENTRIES", "MAX_ENTRY_RATIO", "MAX_TOTAL_BYTES", "read_epub"]

@@ -1,0 +1,155 @@
+"""The EPUB's ZIP container: limits checked before anything is read, capped reads, path rules."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from ....core.errors import Code, CoreError
+
+__all__ = [
+    "MAX_CSS_BYTES",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_ENTRIES",
+    "MAX_ENTRY_RATIO",
+    "MAX_TOTAL_BYTES",
+    "RATIO_FLOOR_BYTES",
+]
+
+MAX_ENTRIES = 10_000
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_ENTRY_RATIO = 200
+RATIO_FLOOR_BYTES = 1024 * 1024
+"""Entries smaller than this may compress as well as they like (a run of blanks)."""
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+MAX_CSS_BYTES = 2 * 1024 * 1024
+
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def _corrupt(path: Path, message: str, reason: str) -> CoreError:
+    return CoreError(
+        Code.CORRUPT_SOURCE,
+        message,
+        details={"path": str(path), "reason": reason},
+        remediation="Re-download or re-export the EPUB (e.g. with Calibre) and register it again.",
+    )
+
+
+def _unsafe(path: Path, message: str, **details: Any) -> CoreError:
+    return CoreError(
+        Code.UNSAFE_SOURCE,
+        message,
+        details={"path": str(path), **details},
+        remediation="Do not open this file; obtain the book from a trusted source.",
+    )
+
+
+class _Container:
+    """The ZIP archive, checked against the limits, read only through capped reads."""
+
+    def __init__(self, archive: zipfile.ZipFile, path: Path) -> None:
+        self.archive = archive
+        self.path = path
+        infos = archive.infolist()
+        if len(infos) > MAX_ENTRIES:
+            raise _unsafe(
+                path,
+                f"The EPUB has more than {MAX_ENTRIES:,} entries (a ZIP bomb?).",
+                reason="entries",
+                entries=len(infos),
+            )
+        total = 0
+        self.entries: dict[str, zipfile.ZipInfo] = {}
+        for info in infos:
+            name = info.filename
+            if not _safe_entry_name(name):
+                raise _unsafe(
+                    path,
+                    "The EPUB has an entry whose path leaves the container.",
+                    reason="path",
+                    entry=name[:200],
+                )
+            total += info.file_size
+            if info.file_size > RATIO_FLOOR_BYTES and info.file_size > MAX_ENTRY_RATIO * max(
+                info.compress_size, 1
+            ):
+                raise _unsafe(
+                    path,
+                    f"An EPUB entry inflates more than {MAX_ENTRY_RATIO}:1 (a ZIP bomb).",
+                    reason="ratio",
+                    entry=name[:200],
+                )
+            if not info.is_dir():
+                self.entries[name] = info
+        if total > MAX_TOTAL_BYTES:
+            raise _unsafe(
+                path,
+                f"The EPUB inflates to more than {MAX_TOTAL_BYTES // 2**20} MiB (a ZIP bomb?).",
+                reason="size",
+                size=total,
+            )
+
+    def has(self, name: str) -> bool:
+        return name in self.entries
+
+    def read(self, name: str, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
+        """An entry's bytes, never more than ``limit``."""
+        info = self.entries[name]
+        if info.flag_bits & 0x1:
+            raise CoreError(
+                Code.ENCRYPTED_SOURCE,
+                "The EPUB's ZIP entries are password-protected.",
+                details={"path": str(self.path), "entry": name[:200]},
+                remediation="Register a copy without encryption.",
+            )
+        if info.file_size > limit:
+            raise _unsafe(
+                self.path,
+                "An EPUB entry is larger than this reader accepts.",
+                reason="entry_size",
+                entry=name[:200],
+                size=info.file_size,
+            )
+        try:
+            with self.archive.open(info) as handle:
+                data = handle.read(limit + 1)
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as exc:
+            raise _corrupt(
+                self.path, "An entry of the EPUB's ZIP archive is damaged.", type(exc).__name__
+            ) from None
+        if len(data) > limit:
+            raise _unsafe(self.path, "An EPUB entry inflates past its limit.", reason="inflate")
+        return data
+
+
+def _safe_entry_name(name: str) -> bool:
+    if not name or name.startswith("/") or "\\" in name or "\0" in name or _DRIVE.match(name):
+        return False
+    return ".." not in name.split("/")
+
+
+def _resolve(base_dir: str, href: str) -> tuple[str | None, str | None]:
+    """``(container path, fragment)`` for an href relative to ``base_dir``.
+
+    The path is None for external links, ``data:`` URIs and paths that leave the container.
+    """
+    parts = urlsplit(href.strip())
+    fragment = unquote(parts.fragment) if parts.fragment else None
+    if parts.scheme or parts.netloc:
+        return None, fragment
+    raw = unquote(parts.path)
+    if not raw:
+        return "", fragment
+    if raw.startswith("/") or "\\" in raw or _DRIVE.match(raw):
+        return None, fragment
+    joined = posixpath.normpath(posixpath.join(base_dir, raw))
+    if joined == ".." or joined.startswith("../") or joined.startswith("/"):
+        return None, fragment
+    return joined, fragment

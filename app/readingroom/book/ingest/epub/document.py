@@ -1,0 +1,125 @@
+"""Parsing one EPUB document: decoding, the DOCTYPE rule, HTML entities, element helpers."""
+
+from __future__ import annotations
+
+import codecs
+import html.entities
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+from ....core.xmlsafe import UnsafeXmlError, XmlParseError, parse_xml, strip_doctype
+from .container import MAX_DOCUMENT_BYTES
+
+__all__: list[str] = []
+
+_ENCODING_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
+_ENTITY_REF = re.compile(r"&([A-Za-z][A-Za-z0-9]{0,31});")
+_XML_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos"})
+
+
+def _decode(data: bytes) -> str:
+    for bom, codec in (
+        (codecs.BOM_UTF8, "utf-8"),
+        (codecs.BOM_UTF32_LE, "utf-32-le"),
+        (codecs.BOM_UTF32_BE, "utf-32-be"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+    ):
+        if data.startswith(bom):
+            return data[len(bom) :].decode(codec, errors="replace")
+    if data[:4] == b"<\x00?\x00":
+        return data.decode("utf-16-le", errors="replace")
+    if data[:4] == b"\x00<\x00?":
+        return data.decode("utf-16-be", errors="replace")
+    declared = _ENCODING_DECL.match(data[:256])
+    codec = declared.group(1).decode("ascii") if declared else "utf-8"
+    try:
+        return data.decode(codec, errors="replace")
+    except LookupError:
+        return data.decode("utf-8", errors="replace")
+
+
+def _entity_to_reference(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name in _XML_ENTITIES:
+        return match.group(0)
+    chars = html.entities.html5.get(name + ";")
+    if chars is None:
+        return match.group(0)
+    return "".join(f"&#{ord(c)};" for c in chars)
+
+
+class _UnsafeDoctype(Exception):
+    """A DOCTYPE with an internal subset: entity declarations."""
+
+
+@dataclass
+class _Parsed:
+    root: Any
+    html_fallback: bool = False
+
+
+def _parse(data: bytes, *, content: bool) -> _Parsed:
+    """Parse an EPUB document (see the module docstring for the DOCTYPE rule).
+
+    Raises:
+        _UnsafeDoctype: entity declarations or another refused construct.
+        XmlParseError: not well-formed (and, for content, not even HTML).
+    """
+    try:
+        text = strip_doctype(_decode(data))
+    except UnsafeXmlError:
+        raise _UnsafeDoctype from None
+    if "&" in text:
+        text = _ENTITY_REF.sub(_entity_to_reference, text)
+    try:
+        # UTF-8 may be longer than the bytes read (UTF-16 CJK), hence the headroom.
+        return _Parsed(parse_xml(text, max_bytes=2 * MAX_DOCUMENT_BYTES))
+    except UnsafeXmlError:
+        raise _UnsafeDoctype from None
+    except XmlParseError:
+        if not content:
+            raise
+    parser = etree.HTMLParser(
+        encoding="utf-8", no_network=True, remove_pis=True, default_doctype=False
+    )
+    root = etree.fromstring(text.encode("utf-8"), parser)
+    if root is None:
+        raise XmlParseError("The document is empty.", details={"reason": "empty"})
+    return _Parsed(root, html_fallback=True)
+
+
+def _local(element: Any) -> str:
+    tag = element.tag
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1].lower()
+
+
+def _children(element: Any, name: str) -> Iterator[Any]:
+    return (child for child in element if _local(child) == name)
+
+
+def _descendants(element: Any, name: str) -> Iterator[Any]:
+    return (el for el in element.iter() if _local(el) == name)
+
+
+def _first(element: Any, name: str) -> Any | None:
+    return next(_descendants(element, name), None)
+
+
+def _attr(element: Any, name: str) -> str | None:
+    """An attribute by local name, namespaced or not (``epub:type``, ``xlink:href``)."""
+    value = element.get(name)
+    if value is not None:
+        return value
+    for key, val in element.attrib.items():
+        if isinstance(key, str) and key.rsplit("}", 1)[-1] == name.rsplit(":", 1)[-1]:
+            return val
+    return None

@@ -1,0 +1,216 @@
+"""Reading an EPUB: the chapters in spine order, each a raw-text unit, with the contents."""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ....core.errors import Code, CoreError
+from ....core.xmlsafe import XmlParseError
+from ...model import SourceDocument, SourceUnit
+from .container import MAX_CSS_BYTES, _Container, _corrupt, _resolve, _unsafe
+from .document import _decode, _descendants, _first, _local, _parse, _Parsed, _UnsafeDoctype
+from .markdown import _MarkdownRenderer
+from .navigation import contents
+from .package import _Images, _Package, check_encryption, read_package
+from .text import _HEADINGS, _VERTICAL, _css_vertical, _text_of, _TextBuilder
+
+__all__ = [
+    "read_epub",
+]
+
+def read_epub(path: Path, *, progress: Callable[[int, int], None] | None = None) -> SourceDocument:
+    """Read an EPUB 2 or 3 into one unit per readable spine item, with its contents.
+
+    Args:
+        path: the EPUB file.
+        progress: called with ``(spine items done, total)`` after each item.
+
+    Raises:
+        CoreError: UNSAFE_SOURCE (ZIP bomb, unsafe entry names, entity declarations),
+            ENCRYPTED_SOURCE (DRM), CORRUPT_SOURCE (broken ZIP, no package document),
+            EMPTY_SOURCE (no spine item with text).
+    """
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        message = "The EPUB is not a readable ZIP archive."
+        raise _corrupt(path, message, type(exc).__name__) from None
+    with archive:
+        container = _Container(archive, path)
+        return _Reader(container, path, progress).read()
+
+
+@dataclass
+class _Chapter:
+    text: str
+    anchors: dict[str, int]
+    images: list[str]
+    markdown: str
+    first_heading: str | None
+    vertical: bool
+
+
+class _Reader:
+    def __init__(
+        self, container: _Container, path: Path, progress: Callable[[int, int], None] | None
+    ) -> None:
+        self.container = container
+        self.path = path
+        self.progress = progress
+        self.warnings: list[str] = []
+        self._css: dict[str, str] = {}
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings and len(self.warnings) < 200:
+            self.warnings.append(message)
+
+    # -- documents --
+
+    def document(self, name: str, what: str, *, content: bool = False) -> _Parsed:
+        try:
+            return _parse(self.container.read(name), content=content)
+        except _UnsafeDoctype:
+            raise _unsafe(
+                self.path,
+                f"The EPUB's {what} declares entities in a DOCTYPE (refused: XXE risk).",
+                reason="doctype",
+                entry=name[:200],
+            ) from None
+
+    def read(self) -> SourceDocument:
+        check_encryption(self)
+        package = read_package(self)
+        manifest_paths = {item.path for item in package.manifest.values()}
+        units: list[SourceUnit] = []
+        chapters: dict[str, int] = {}
+        headings: list[str | None] = []
+        total = len(package.spine)
+        non_linear = 0
+        for done, (idref, linear) in enumerate(package.spine, start=1):
+            unit = self.spine_unit(idref, len(units), manifest_paths, package)
+            if unit is not None:
+                unit, heading = unit
+                non_linear += not linear
+                if unit.href is not None and unit.href not in chapters:
+                    chapters[unit.href] = unit.index
+                units.append(unit)
+                headings.append(heading)
+            if self.progress is not None:
+                self.progress(done, total)
+        if not any(unit.text.strip() for unit in units):
+            raise CoreError(
+                Code.EMPTY_SOURCE,
+                "The EPUB has no chapter with text.",
+                details={"path": str(self.path), "spine_items": total},
+                remediation="Check the book opens in an e-book reader; an image-only EPUB "
+                "cannot be registered.",
+            )
+        if non_linear:
+            self.warn(
+                f"{non_linear} spine items are marked non-linear (notes, answers); they are "
+                "kept in spine order."
+            )
+        toc = contents(self, package, units, chapters, manifest_paths, headings)
+        metadata = {"epub_version": package.version, "package_path": package.path}
+        if package.direction:
+            metadata["page_progression_direction"] = package.direction
+        metadata.update(package.extra)
+        return SourceDocument(
+            format="epub",
+            units=tuple(units),
+            toc=tuple(toc),
+            title=package.title,
+            authors=package.creators,
+            language=package.language,
+            warnings=tuple(self.warnings),
+            metadata=metadata,
+        )
+
+    def spine_unit(
+        self, idref: str, index: int, manifest_paths: set[str], package: _Package
+    ) -> tuple[SourceUnit, str | None] | None:
+        item = package.manifest.get(idref)
+        if item is None:
+            self.warn(f"Spine item {idref!r} is not in the manifest; skipped.")
+            return None
+        if not self.container.has(item.path):
+            self.warn(f"Spine item {item.path} is missing from the archive; skipped.")
+            return None
+        if item.media_type.startswith("image/"):
+            unit = SourceUnit(
+                kind="epub_chapter",
+                index=index,
+                text="",
+                label=idref,
+                href=item.path,
+                images=(item.path,),
+                markdown=f"![]({item.path})",
+            )
+            return unit, None
+        try:
+            parsed = self.document(item.path, "chapter", content=True)
+        except XmlParseError:
+            self.warn(f"Chapter {item.path} is not readable XHTML; skipped.")
+            return None
+        if parsed.html_fallback:
+            self.warn(f"Chapter {item.path} is not well-formed XHTML; read as HTML.")
+        chapter = self.chapter(parsed.root, item.path, manifest_paths)
+        unit = SourceUnit(
+            kind="epub_chapter",
+            index=index,
+            text=chapter.text,
+            label=idref,
+            href=item.path,
+            writing_mode="vertical" if chapter.vertical else "horizontal",
+            anchors=tuple(chapter.anchors.items()),
+            images=tuple(chapter.images),
+            markdown=chapter.markdown,
+        )
+        return unit, chapter.first_heading
+
+    def chapter(self, root: Any, path: str, manifest_paths: set[str]) -> _Chapter:
+        base = posixpath.dirname(path)
+        body = _first(root, "body")
+        if body is None:
+            body = root
+        images = _Images(self, base, manifest_paths)
+        builder = _TextBuilder(images)
+        builder.walk(body)
+        text, anchors = builder.finish()
+        markdown = _MarkdownRenderer(images).render(body)
+        heading = next(
+            (t for el in body.iter() if _local(el) in _HEADINGS and (t := _text_of(el))), None
+        )
+        return _Chapter(
+            text, anchors, images.found, markdown, heading, self.vertical(root, body, base)
+        )
+
+    def vertical(self, root: Any, body: Any, base: str) -> bool:
+        """True when the chapter's CSS sets vertical writing on its root or body."""
+        classes: set[str] = set()
+        for el in (root, body):
+            classes.update((el.get("class") or "").split())
+            if _VERTICAL.search(el.get("style") or ""):
+                return True
+        sheets = [(el.text or "") for el in _descendants(root, "style")]
+        for link in _descendants(root, "link"):
+            if "stylesheet" in (link.get("rel") or "").lower() and link.get("href"):
+                target, _ = _resolve(base, link.get("href"))
+                if target and self.container.has(target):
+                    sheets.append(self.stylesheet(target))
+        return any(_css_vertical(css, classes) for css in sheets if css)
+
+    def stylesheet(self, name: str) -> str:
+        if name not in self._css:
+            try:
+                self._css[name] = _decode(self.container.read(name, MAX_CSS_BYTES))
+            except CoreError:
+                self._css[name] = ""
+        return self._css[name]
+
+    # -- contents --

@@ -270,7 +270,8 @@ class FileHost(Host):
         outcome = self._outcome()
         paths = self._paths(config, existing_only=True)
         if not paths:
-            where = config or (self.candidate_paths() or [None])[0]
+            candidates = self.candidate_paths()
+            where = config or (candidates[0] if candidates else None)
             outcome.files.append(FileOutcome(
                 where, [EntryOutcome(e.name, Action.MISSING, "no config file") for e in entries],
             ))

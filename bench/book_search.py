@@ -29,8 +29,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from readingroom.book.index import BookIndex, build_index
 from readingroom.book.model import Record
+from readingroom.book.search import BookIndex, build_index
 from readingroom.book.text import normalise
 
 PAGES = 1000

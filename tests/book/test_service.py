@@ -277,7 +277,7 @@ def test_failed_init_leaves_registry_and_earlier_version_untouched(tmp_path, mon
     def boom(*a, **k):
         raise KeyboardInterrupt  # an interrupted build, mid-way
 
-    monkeypatch.setattr("readingroom.book.index.build_index", boom)
+    monkeypatch.setattr("readingroom.book.search.index.build_index", boom)
     with pytest.raises(KeyboardInterrupt):
         service.init(src, book_id="b", replace=True)
     book = tmp_path / "data" / "books" / "b"

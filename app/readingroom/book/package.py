@@ -24,7 +24,6 @@ leaves the registry and earlier versions untouched, and two builds at once seria
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -36,6 +35,7 @@ from typing import Any
 from filelock import FileLock
 
 from ..core.errors import Code, CoreError
+from ..core.files import replace_path, write_atomically
 
 __all__ = [
     "BOOK_ID_PATTERN",
@@ -43,7 +43,6 @@ __all__ = [
     "Registry",
     "book_id_from_name",
     "check_book_id",
-    "write_atomic",
 ]
 
 BOOK_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -189,8 +188,8 @@ class Registry:
             version = max(existing, default=0) + 1
             finalize(build_dir, version)
             target = book_dir / f"v{version}"
-            os.replace(build_dir, target)
-            write_atomic(book_dir / "CURRENT", f"{version}\n")
+            replace_path(build_dir, target)
+            write_atomically(book_dir / "CURRENT", f"{version}\n")
             return BookPackage(book_id, version, target)
 
     def discard(self, build_dir: Path) -> None:
@@ -208,17 +207,3 @@ class Registry:
                 shutil.rmtree(path, ignore_errors=True)
         shutil.rmtree(book_dir, ignore_errors=True)
         return len(versions)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a text file by replacing it atomically (UTF-8, LF)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -21,9 +21,10 @@ from typing import Any
 from .. import __version__
 from ..core.envelope import Envelope, Level, QueryInfo, ResultInfo, utc_now_iso
 from ..core.errors import Code, CoreError
+from ..core.files import write_atomically
 from .locate import SourceText, check_locator, parse_locator
 from .model import Record, SourceDocument, SourceUnit
-from .package import BookPackage, Registry, book_id_from_name, check_book_id, write_atomic
+from .package import BookPackage, Registry, book_id_from_name, check_book_id
 from .records import build_book_text
 
 __all__ = ["DEFAULT_MAX_CHARS", "MAX_CHARS_CEILING", "SERVER_NAME", "BookService"]
@@ -99,7 +100,7 @@ class _Loaded:
     def index(self):
         with self._lock:
             if self._index is None:
-                from .index import BookIndex
+                from .search.index import BookIndex
 
                 self._index = BookIndex.open(self.pkg.file("index.sqlite"))
             return self._index
@@ -208,7 +209,7 @@ class BookService:
                 doc = dataclasses.replace(doc, title=title)
             book_text = build_book_text(doc)
             self._write_text_layers(build, doc, book_text)
-            from .index import build_index
+            from .search.index import build_index
 
             stats = build_index(book_text.records, build / "index.sqlite",
                                 unit_labels=[u.label for u in doc.units])
@@ -216,8 +217,8 @@ class BookService:
 
             def finalize(folder: Path, version: int) -> None:
                 manifest["version"] = version
-                write_atomic(folder / "manifest.json",
-                             json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+                write_atomically(folder / "manifest.json",
+                                 json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
                 self._write_skill(folder, manifest, doc, book_text.records)
 
             pkg = self.registry.publish(book_id, build, replace=replace, finalize=finalize)

@@ -1,96 +1,22 @@
-"""The book search index: CJK-aware tokens, query semantics, hints, engines, hostile queries."""
+"""The search index: CJK-aware query semantics, hints, hostile queries, files, threads."""
 
 from __future__ import annotations
 
-import random
+import importlib
 import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
 
-from readingroom.book import index as index_module
-from readingroom.book.index import (
-    HINT_BOOST,
-    HINT_KEYS,
-    MAX_TOP_K,
-    RUN_BREAK,
-    BookIndex,
-    SearchResult,
-    build_index,
-    fts5_available,
-    tokenize,
-)
-from readingroom.book.model import Record
+from readingroom.book.search.fts5 import fts5_available
+from readingroom.book.search.index import HINT_KEYS, MAX_TOP_K, BookIndex, build_index
+from readingroom.book.search.results import HINT_BOOST, SearchResult
 from readingroom.core.errors import Code, CoreError
 
+from .corpus import LABELS, RECORDS, ids, signature
+
 needs_fts5 = pytest.mark.skipif(not fts5_available(), reason="this SQLite has no FTS5")
-
-
-def rec(n: int, text: str, heading: tuple[str, ...], unit: int, unit_end: int | None = None
-        ) -> Record:
-    end = unit if unit_end is None else unit_end
-    return Record(record_id=f"r{n:04d}", order=n, heading_path=heading, text=text,
-                  unit_start=unit, char_start=0, unit_end=end, char_end=len(text))
-
-
-RECORDS = [
-    rec(0, "The deﬁnition of an electric current, and the theorem that follows.",
-        ("Part I", "Electricity"), 0),
-    rec(1, "古い電燈の下で、東京の人々は\n交流について語った。", ("第一章　東京", "電燈"), 1),
-    rec(2, "ＡＢＣ full-width letters and 全角　スペース here.", ("Part I", "Forms"), 2),
-    rec(3, "⼀つの⽊がある。", ("Part I", "Radicals"), 3),
-    rec(4, "猫が好きです。有機交流の話。", ("Part II", "Animals"), 4, 5),
-    rec(5, "東京。京都、大阪。有機的な交流もある。", ("Part II", "Cities"), 5),
-    rec(6, "A current electric fence; electric and electric again. Electric!",
-        ("Part II", "Electricity again"), 6, 7),
-    rec(7, "Hidden\u202e bidi\u200b text about the theorem of everything.",
-        ("Part III", "Controls"), 8),
-    rec(8, "Banana bread and electric current meet here, in a long current story.",
-        ("Part III", "Kitchen"), 9),
-]
-LABELS = ["i", "ii", "1", "2", "3", "4", "5", "6", "7", "8"]
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("index") / "index.sqlite"
-    build_index(RECORDS, path, unit_labels=LABELS)
-    return path
-
-
-@pytest.fixture(scope="module")
-def ix(built: Path):
-    with BookIndex.open(built) as index:
-        yield index
-
-
-def ids(result: SearchResult) -> list[str]:
-    return [h.record_id for h in result.hits]
-
-
-# --- tokenisation ------------------------------------------------------------------------
-
-
-def test_tokenize_words_and_overlapping_bigrams():
-    assert tokenize("Hello, World 42") == ["hello", "world", "42"]
-    assert tokenize("有機交流") == ["有機", "機交", "交流"]
-    assert tokenize("猫") == ["猫"]
-    assert tokenize("猫 and 犬。") == ["猫", "and", "犬"]
-    assert tokenize("東京tower") == ["東京", "tower"]
-
-
-def test_tokenize_folds_width_radicals_ligatures_and_ideographic_space():
-    assert tokenize("ＡＢＣ１２") == ["abc12"]
-    assert tokenize("⼀⽊") == tokenize("一木") == ["一木"]
-    assert tokenize("deﬁnition") == ["definition"]
-    assert tokenize("全角\u3000スペース") == tokenize("全角スペース")
-    assert tokenize("word\u3000other") == ["word", "other"]
-
-
-def test_tokenize_never_yields_the_run_break():
-    assert RUN_BREAK not in tokenize("東京。京都")
-    assert tokenize("東京。京都") == ["東京", "京都"]
 
 
 # --- CJK and normalisation in search ----------------------------------------------------
@@ -211,31 +137,6 @@ def test_hit_fields(ix: BookIndex):
     assert result.modes.model_dump() == {"lexical": "ok", "lexical_engine": ix.engine,
                                          "semantic": "off", "rerank": "off"}
     assert SearchResult.model_validate_json(result.model_dump_json()) == result
-
-
-# --- snippets -----------------------------------------------------------------------------
-
-
-def test_snippet_strips_controls_and_collapses_whitespace(ix: BookIndex):
-    snippet = ix.search("everything").hits[0].snippet
-    assert snippet == "Hidden bidi text about the theorem of «everything»."
-
-
-def test_snippet_is_cut_around_the_first_match(tmp_path: Path):
-    text = " ".join(f"word{i}" for i in range(200)) + " needle " + " ".join(
-        f"tail{i}" for i in range(200))
-    path = tmp_path / "i.sqlite"
-    build_index([rec(0, text, ("H",), 0)], path)
-    with BookIndex.open(path) as index:
-        snippet = index.search("needle").hits[0].snippet
-    assert snippet.startswith("…") and snippet.endswith("…")
-    assert "«needle»" in snippet and 150 <= len(snippet) <= 260
-
-
-def test_snippet_joins_japanese_lines(ix: BookIndex):
-    hit = next(h for h in ix.search("交流").hits if h.record_id == "r0001")
-    snippet = hit.snippet
-    assert "\n" not in snippet and "人々は«交流»" in snippet
 
 
 # --- hints --------------------------------------------------------------------------------
@@ -364,102 +265,6 @@ def test_hostile_query_results_are_what_the_tokens_say(ix: BookIndex):
     assert ix.record_count == len(RECORDS)  # the DROP/DELETE queries changed nothing
 
 
-# --- engines ------------------------------------------------------------------------------
-
-ENGINE_QUERIES = [
-    ("electric", False, None), ("electric current theorem", False, None),
-    ('"electric current"', False, None), ("banana electric", True, None), ("交流", False, None),
-    ("有機交流", False, None), ("猫 electric", False, None), ("木", False, None),
-    ("電燈 東京", False, None), ("electric", False, {"heading": "kitchen"}),
-    ("electric", True, {"pages": "0-7"}), ('"東京、京都"', False, None),
-]
-
-
-def _signature(result: SearchResult) -> list[tuple[str, float, list[str], str]]:
-    return [(h.record_id, round(h.score, 9), h.matched_terms, h.snippet) for h in result.hits]
-
-
-@needs_fts5
-def test_python_engine_gives_the_same_hits_as_fts5(built: Path, tmp_path: Path):
-    py_built = tmp_path / "python.sqlite"
-    stats = build_index(RECORDS, py_built, unit_labels=LABELS, engine="python")
-    assert stats.engine == "python-bm25"
-    with BookIndex.open(built) as fts, BookIndex.open(built, engine="python") as derived, \
-            BookIndex.open(py_built) as stored:
-        assert (fts.engine, derived.engine, stored.engine) == (
-            "fts5", "python-bm25", "python-bm25")
-        for query, strict, hints in ENGINE_QUERIES:
-            expected = fts.search(query, strict=strict, hints=hints)
-            assert expected.modes.lexical_engine == "fts5"
-            for other in (derived, stored):
-                got = other.search(query, strict=strict, hints=hints)
-                assert got.modes.lexical_engine == "python-bm25"
-                assert _signature(got) == _signature(expected), query
-                assert got.total_matches == expected.total_matches
-
-
-def _random_corpus(seed: int, n: int = 80) -> list[Record]:
-    rng = random.Random(seed)
-    latin = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "tau", "rho"]
-    cjk = ["電燈", "交流", "東京", "京都", "ああ", "あ", "猫", "有機", "機械", "大阪"]
-    punct = [" ", "。", "、", " ", "\n", ", "]
-    records = []
-    for i in range(n):
-        parts = []
-        for _ in range(rng.randint(3, 40)):
-            parts.append(rng.choice(latin + cjk + cjk))
-            parts.append(rng.choice(punct) if rng.random() < 0.6 else "")
-        records.append(rec(i, "".join(parts), (f"H{i % 7}",), i))
-    return records
-
-
-@needs_fts5
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_python_bm25_equals_fts5_bm25_on_a_random_corpus(tmp_path: Path, seed: int):
-    records = _random_corpus(seed)
-    path = tmp_path / "i.sqlite"
-    build_index(records, path)
-    queries = ["alpha", "ああ", "ああああ", "あ", "電燈交流", "東京都", "alpha beta 猫",
-               '"alpha beta"', '"東京 alpha"', '"ああ、あ"', "京都大阪", "機", "omega 有機機械",
-               '"猫 sigma"']
-    with BookIndex.open(path) as fts, BookIndex.open(path, engine="python") as py:
-        for query in queries:
-            for strict in (False, True):
-                a = fts.search(query, strict=strict, top_k=MAX_TOP_K)
-                b = py.search(query, strict=strict, top_k=MAX_TOP_K)
-                assert ids(b) == ids(a), query
-                assert b.total_matches == a.total_matches
-                assert [h.score for h in b.hits] == pytest.approx(
-                    [h.score for h in a.hits], rel=1e-12)
-                # The snippet finder agrees with the engine on every hit.
-                for hit in a.hits:
-                    assert hit.matched_terms, (query, hit)
-                    if strict:
-                        assert hit.matched_terms == [t.text for t in a.terms]
-
-
-def test_auto_falls_back_to_python_bm25_without_fts5(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(index_module, "fts5_available", lambda: False)
-    path = tmp_path / "i.sqlite"
-    assert build_index(RECORDS, path).engine == "python-bm25"
-    with BookIndex.open(path) as index:
-        result = index.search("電燈")
-        assert result.modes.lexical_engine == "python-bm25" and ids(result) == ["r0001"]
-    with pytest.raises(CoreError) as err:
-        build_index(RECORDS, tmp_path / "j.sqlite", engine="fts5")
-    assert err.value.code is Code.CAPABILITY_UNAVAILABLE
-
-
-@needs_fts5
-def test_fts5_index_opened_where_fts5_is_missing_uses_python_bm25(
-        built: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(index_module, "fts5_available", lambda: False)
-    with BookIndex.open(built) as index:
-        assert index.engine == "python-bm25"
-        assert ids(index.search("有機交流")) == ["r0004"]
-
-
 def test_open_missing_or_foreign_file(tmp_path: Path):
     with pytest.raises(CoreError) as err:
         BookIndex.open(tmp_path / "absent.sqlite")
@@ -504,7 +309,7 @@ def test_index_file_is_opened_read_only(built: Path):
 
 def test_search_from_four_threads_at_once(ix: BookIndex):
     queries = ["electric", "交流", "猫", '"electric current"', "theorem banana", "東京"]
-    expected = {q: _signature(ix.search(q)) for q in queries}
+    expected = {q: signature(ix.search(q)) for q in queries}
     errors: list[BaseException] = []
     barrier = threading.Barrier(4)
 
@@ -513,7 +318,7 @@ def test_search_from_four_threads_at_once(ix: BookIndex):
             barrier.wait(timeout=10)
             for i in range(60):
                 q = queries[(i + offset) % len(queries)]
-                assert _signature(ix.search(q)) == expected[q]
+                assert signature(ix.search(q)) == expected[q]
         except BaseException as exc:  # reported to the main thread
             errors.append(exc)
 
@@ -526,6 +331,9 @@ def test_search_from_four_threads_at_once(ix: BookIndex):
     assert errors == []
 
 
-def test_exported_names_exist():
-    for name in index_module.__all__:
-        assert hasattr(index_module, name), name
+@pytest.mark.parametrize("module", ["", ".bm25", ".fts5", ".index", ".ranker", ".results",
+                                    ".snippet", ".tokenize"])
+def test_exported_names_exist(module: str):
+    imported = importlib.import_module("readingroom.book.search" + module)
+    for name in imported.__all__:
+        assert hasattr(imported, name), name

@@ -1,0 +1,155 @@
+"""The pure-Python BM25 backend, for a SQLite library without FTS5.
+
+It reads the same tokens as FTS5 from plain posting tables (or builds them in memory from an
+FTS5 index file's stored text) and uses FTS5's ``bm25()`` formula, so both rank alike.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sqlite3
+import sys
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+
+from .ranker import Ranked, best
+from .tokenize import QueryTerm
+
+__all__ = [
+    "ENGINE_PYTHON",
+    "POSTINGS_SCHEMA",
+    "Bm25Ranker",
+    "Postings",
+    "build_postings",
+    "decode_postings",
+    "encode_postings",
+    "stored_lookup",
+]
+
+ENGINE_PYTHON = "python-bm25"
+"""The name of this backend in results and index files."""
+_K1 = 1.2
+_B = 0.75
+POSTINGS_SCHEMA = """
+CREATE TABLE postings (
+    col TEXT NOT NULL, token TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (col, token)
+) WITHOUT ROWID;
+"""
+
+
+Postings = dict[int, list[int]]
+"""rowid → token positions in one column of that row."""
+
+
+def build_postings(streams: Iterable[tuple[int, list[str], str]]) -> dict[str, dict[str, Postings]]:
+    """Inverted lists of both columns from ``(rowid, body tokens, CJK characters)``."""
+    tables: dict[str, dict[str, Postings]] = {"body": {}, "chars": {}}
+    for rowid, body, chars in streams:
+        for col, tokens in (("body", body), ("chars", chars)):
+            local: dict[str, list[int]] = {}
+            for pos, tok in enumerate(tokens):
+                seen = local.get(tok)
+                if seen is None:
+                    local[tok] = [pos]
+                else:
+                    seen.append(pos)
+            table = tables[col]
+            for tok, positions in local.items():
+                table.setdefault(tok, {})[rowid] = positions
+    return tables
+
+
+def encode_postings(plist: Postings) -> bytes:
+    arr = array("I")
+    for rowid, positions in plist.items():
+        arr.append(rowid)
+        arr.append(len(positions))
+        arr.extend(positions)
+    if sys.byteorder == "big":
+        arr.byteswap()
+    return arr.tobytes()
+
+
+def decode_postings(blob: bytes) -> Postings:
+    arr = array("I")
+    arr.frombytes(blob)
+    if sys.byteorder == "big":
+        arr.byteswap()
+    out: Postings = {}
+    i, n = 0, len(arr)
+    while i < n:
+        count = arr[i + 1]
+        out[arr[i]] = arr[i + 2:i + 2 + count].tolist()
+        i += 2 + count
+    return out
+
+
+class Bm25Ranker:
+    """BM25 exactly as FTS5's ``bm25()`` computes it, over the same token streams."""
+
+    name = ENGINE_PYTHON
+
+    def __init__(self, rows: int, total_tokens: int, lengths: dict[int, int],
+                 lookup: Callable[[sqlite3.Connection, str, str], Postings]) -> None:
+        self._rows = rows
+        self._avgdl = total_tokens / rows if rows else 0.0
+        self._lengths = lengths
+        self._lookup = lookup
+
+    def _instances(self, conn: sqlite3.Connection, term: QueryTerm) -> dict[int, int]:
+        lists = [self._lookup(conn, term.column, tok) for tok in term.tokens]
+        if not all(lists):
+            return {}
+        if len(lists) == 1:
+            return {rowid: len(pos) for rowid, pos in lists[0].items()}
+        head, rest = lists[0], lists[1:]
+        docs = set(head).intersection(*rest)
+        out: dict[int, int] = {}
+        for rowid in docs:
+            follow = [(i, set(plist[rowid])) for i, plist in enumerate(rest, start=1)]
+            count = sum(1 for p in head[rowid] if all(p + i in s for i, s in follow))
+            if count:
+                out[rowid] = count
+        return out
+
+    def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
+            k: int) -> tuple[Ranked, int]:
+        """The best ``k`` records and how many match."""
+        scores = self.scores(conn, terms, strict)
+        return best(scores, k), len(scores)
+
+    def scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
+               strict: bool) -> dict[int, float]:
+        """Score of every matching record."""
+        freqs = [self._instances(conn, term) for term in terms]
+        keys = (set.intersection(*map(set, freqs)) if strict
+                else set().union(*freqs))
+        idfs = []
+        for f in freqs:
+            idf = math.log((self._rows - len(f) + 0.5) / (len(f) + 0.5))
+            idfs.append(idf if idf > 0.0 else 1e-6)
+        scores: dict[int, float] = {}
+        for rowid in keys:
+            norm_len = _K1 * (1 - _B + _B * self._lengths[rowid] / self._avgdl)
+            score = 0.0
+            for idf, f in zip(idfs, freqs, strict=True):
+                tf = float(f.get(rowid, 0))
+                score += idf * ((tf * (_K1 + 1.0)) / (tf + norm_len))
+            scores[rowid] = score
+        return scores
+
+
+def stored_lookup() -> Callable[[sqlite3.Connection, str, str], Postings]:
+    @functools.lru_cache(maxsize=4096)
+    def decoded(blob: bytes) -> Postings:
+        return decode_postings(blob)
+
+    empty: Postings = {}
+
+    def lookup(conn: sqlite3.Connection, col: str, token: str) -> Postings:
+        row = conn.execute("SELECT data FROM postings WHERE col = ? AND token = ?",
+                           (col, token)).fetchone()
+        return decoded(row[0]) if row else empty
+
+    return lookup

@@ -1,0 +1,553 @@
+"""The book's search index: one SQLite file, built once, opened read-only by many threads.
+
+:func:`build_index` writes the records, their normalised text and the tokens of
+:mod:`.tokenize` into the FTS5 backend (:mod:`.fts5`) when this SQLite has it, else into
+posting tables for the Python BM25 backend (:mod:`.bm25`). :class:`BookIndex` parses a query,
+applies hints, asks the backend (:class:`~.ranker.Ranker`) to rank and builds the hits with
+their snippets (:mod:`.snippet`). Every result names the backend that ran.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import json
+import operator
+import re
+import sqlite3
+import sys
+import threading
+import time
+from array import array
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ...core.errors import Code, CoreError
+from ..model import Record
+from ..text import normalise, normalise_with_offsets
+from .bm25 import (
+    ENGINE_PYTHON,
+    POSTINGS_SCHEMA,
+    Bm25Ranker,
+    Postings,
+    build_postings,
+    encode_postings,
+    stored_lookup,
+)
+from .fts5 import ENGINE_FTS5, FTS_SCHEMA, Fts5Ranker, fts5_available
+from .ranker import Ranker, best
+from .results import (
+    HINT_BOOST,
+    HintApplied,
+    Hit,
+    IndexStats,
+    SearchModes,
+    SearchResult,
+    Term,
+)
+from .snippet import make_snippet
+from .tokenize import QueryTerm, index_columns, parse_query, split_runs
+
+__all__ = [
+    "HINT_KEYS",
+    "MAX_QUERY_CHARS",
+    "MAX_TOP_K",
+    "BookIndex",
+    "EngineChoice",
+    "build_index",
+]
+
+HINT_KEYS = ("heading", "chapter", "page", "pages", "label")
+"""The hints :meth:`BookIndex.search` accepts."""
+MAX_QUERY_CHARS = 1000
+"""Longest query accepted."""
+MAX_TOP_K = 100
+"""Most hits one search returns."""
+
+EngineChoice = Literal["auto", "fts5", "python"]
+"""Which lexical backend to build or open."""
+
+_FORMAT = "1"
+
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE records (
+    rowid INTEGER PRIMARY KEY,
+    record_id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    heading_path TEXT NOT NULL,
+    heading_norm TEXT NOT NULL,
+    unit_start INTEGER NOT NULL,
+    unit_end INTEGER NOT NULL,
+    unit_last INTEGER NOT NULL,
+    page_labels TEXT NOT NULL,
+    body_len INTEGER NOT NULL,
+    chars_len INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    norm TEXT NOT NULL,
+    offmap BLOB NOT NULL
+);
+"""
+
+
+def _offset_runs(offsets: list[int]) -> bytes:
+    """Run-length form of a normalised→raw offset map: ``(start, raw - norm)`` pairs, packed.
+
+    The pairs mark where ``raw - norm`` changes; see :func:`_unpack_runs`.
+    """
+    deltas = list(map(operator.sub, offsets, range(len(offsets))))
+    starts = [0, *itertools.compress(range(1, len(deltas)),
+                                      map(operator.ne, deltas[1:], deltas[:-1]))]
+    arr = array("i")
+    for i in starts:
+        arr.append(i)
+        arr.append(deltas[i])
+    if sys.byteorder == "big":
+        arr.byteswap()
+    return arr.tobytes()
+
+
+def _unpack_runs(blob: bytes) -> tuple[array, array]:
+    arr = array("i")
+    arr.frombytes(blob)
+    if sys.byteorder == "big":
+        arr.byteswap()
+    return arr[0::2], arr[1::2]
+
+
+def build_index(
+    records: Sequence[Record],
+    path: Path,
+    *,
+    unit_labels: Sequence[str | None] | None = None,
+    engine: EngineChoice = "auto",
+) -> IndexStats:
+    """Write the search index of ``records`` to the SQLite file ``path``.
+
+    Args:
+        records: the book's records in reading order.
+        path: the file to write; an existing file is replaced. The caller publishes it
+            atomically (build in a temporary folder, then move), so the build keeps its
+            rollback journal in memory and does not sync.
+        unit_labels: printed page label per unit index (PDF page labels), ``None`` where a
+            unit has none; a record's labels are those of the units it spans.
+        engine: ``auto`` (FTS5 when available, else Python BM25 posting tables), ``fts5``
+            (CAPABILITY_UNAVAILABLE without FTS5) or ``python`` (posting tables only).
+
+    Returns:
+        What was written, including the engine the file serves.
+    """
+    began = time.perf_counter()
+    use_fts = _choose_build_engine(engine)
+    path = Path(path)
+    for stale in (path, path.with_name(path.name + "-journal")):
+        stale.unlink(missing_ok=True)
+    labels = list(unit_labels or ())
+    record_rows = []
+    doc_rows = []
+    streams: list[tuple[int, list[str], str]] = []
+    body_total = chars_total = 0
+    fold = functools.lru_cache(maxsize=None)(normalise)  # headings repeat across records
+    ordered = sorted(records, key=operator.attrgetter("order"))
+    for rowid, rec in enumerate(ordered, start=1):
+        norm, offsets = normalise_with_offsets(rec.text)
+        segments = split_runs(norm)
+        body, chars = index_columns(segments)
+        body_len, chars_len = len(body), len(chars)
+        body_total += body_len
+        chars_total += chars_len
+        # A record ending at offset 0 of a unit has no text on it.
+        ends_before = rec.char_end == 0 and rec.unit_end > rec.unit_start
+        last = rec.unit_end - 1 if ends_before else rec.unit_end
+        page_labels = [lab for lab in labels[rec.unit_start:last + 1] if lab]
+        record_rows.append((
+            rowid, rec.record_id, rec.order,
+            json.dumps(list(rec.heading_path), ensure_ascii=False),
+            json.dumps([fold(h) for h in rec.heading_path], ensure_ascii=False),
+            rec.unit_start, rec.unit_end, last,
+            json.dumps(page_labels, ensure_ascii=False),
+            body_len, chars_len, rec.text, norm,
+            _offset_runs(offsets),
+        ))
+        if use_fts:
+            doc_rows.append((rowid, " ".join(body), " ".join(chars)))
+        else:
+            streams.append((rowid, body, chars))
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode=MEMORY")
+        conn.execute("PRAGMA synchronous=OFF")
+        with conn:
+            conn.executescript(_SCHEMA)
+            conn.executemany(f"INSERT INTO records VALUES ({','.join('?' * 14)})", record_rows)
+            name = ENGINE_FTS5 if use_fts else ENGINE_PYTHON
+            meta = {"format": _FORMAT, "engine": name, "rows": str(len(record_rows)),
+                    "tokens": str(body_total + chars_total)}
+            conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+        if use_fts:
+            with conn:
+                conn.execute(FTS_SCHEMA)
+                conn.executemany("INSERT INTO fts (rowid, body, chars) VALUES (?, ?, ?)",
+                                 doc_rows)
+            with conn:
+                conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
+        else:
+            conn.executescript(POSTINGS_SCHEMA)
+            with conn:
+                conn.executemany("INSERT INTO postings VALUES (?, ?, ?)", (
+                    (col, token, encode_postings(plist))
+                    for col, table in build_postings(streams).items()
+                    for token, plist in table.items()
+                ))
+    finally:
+        conn.close()
+    return IndexStats(
+        records=len(record_rows), engine=name, body_tokens=body_total, cjk_chars=chars_total,
+        bytes=path.stat().st_size, seconds=round(time.perf_counter() - began, 4),
+    )
+
+
+def _choose_build_engine(engine: EngineChoice) -> bool:
+    if engine == "python":
+        return False
+    if engine not in ("auto", "fts5"):
+        raise CoreError(Code.INVALID_ARGUMENT, "Unknown index engine.",
+                        details={"engine": engine, "allowed": ["auto", "fts5", "python"]})
+    if fts5_available():
+        return True
+    if engine == "fts5":
+        raise CoreError(Code.CAPABILITY_UNAVAILABLE, "This SQLite library has no FTS5.",
+                        remediation="Build with engine='auto' to use the Python BM25 engine.")
+    return False
+
+
+@dataclass(frozen=True)
+class _Meta:
+    rowid: int
+    record_id: str
+    order: int
+    heading_path: tuple[str, ...]
+    heading_norm: tuple[str, ...]
+    unit_start: int
+    unit_end: int
+    unit_last: int
+    page_labels: tuple[str, ...]
+    label_norm: frozenset[str]
+
+
+def _bad_hint(message: str, key: str, value: str | None = None) -> CoreError:
+    details: dict[str, object] = {"hint": key, "allowed": list(HINT_KEYS)}
+    if value is not None:
+        details["value"] = value
+    return CoreError(
+        Code.INVALID_ARGUMENT, message, details=details,
+        remediation="Hints: heading=TEXT, chapter=TEXT, page=N, pages=A-B (zero-based unit "
+        "indexes), label=PRINTED_PAGE_LABEL.",
+    )
+
+
+_RANGE = re.compile(r"\s*(\d+)\s*(?:[-\u2013]\s*(\d+)\s*)?")
+
+
+class BookIndex:
+    """A read-only, thread-safe view of one index file; open with :meth:`open`."""
+
+    def __init__(self, path: Path, engine: Ranker,
+                 records: list[_Meta]) -> None:
+        self.path = path
+        self._engine = engine
+        self._records = records
+        self._by_rowid = {m.rowid: m for m in records}
+        # A pool, not one connection per thread: worker threads come and go (anyio), and a
+        # thread-local connection would outlive its thread until close().
+        self._idle: list[sqlite3.Connection] = []
+        self._closed = False
+        self._lock = threading.Lock()
+        # Snippet material of recently hit records (immutable, so safe to share): searches on
+        # one book keep hitting the same sections, and decoding a record costs more than
+        # scoring it.
+        self._rows: OrderedDict[int, tuple[str, str, tuple[array, array]]] = OrderedDict()
+
+    @property
+    def engine(self) -> str:
+        """The lexical engine answering searches: ``fts5`` or ``python-bm25``."""
+        return self._engine.name
+
+    @property
+    def record_count(self) -> int:
+        """Number of records indexed."""
+        return len(self._records)
+
+    @classmethod
+    def open(cls, path: Path | str, *, engine: EngineChoice = "auto") -> BookIndex:
+        """Open an index file read-only.
+
+        Args:
+            path: a file written by :func:`build_index`.
+            engine: ``auto`` uses FTS5 when the file has it and this SQLite supports it,
+                otherwise the Python BM25 engine (from the file's posting tables, or built in
+                memory from its stored normalised text); ``fts5`` or ``python`` force one.
+
+        Raises:
+            CoreError: NOT_FOUND when the file is missing; INTERNAL_ERROR when it is not an
+                index of this format; CAPABILITY_UNAVAILABLE when ``fts5`` is forced but
+                unavailable.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise CoreError(Code.NOT_FOUND, "The book's search index file does not exist.",
+                            details={"path": str(path)},
+                            remediation="Rebuild the book package (init --replace).")
+        index = cls(path, Fts5Ranker(), [])
+        try:
+            with index._connection() as conn:
+                meta = dict(conn.execute("SELECT key, value FROM meta"))
+                if meta.get("format") != _FORMAT:
+                    raise sqlite3.DatabaseError("format")
+                rows = conn.execute(
+                    "SELECT rowid, record_id, ord, heading_path, heading_norm, unit_start, "
+                    "unit_end, unit_last, page_labels, body_len + chars_len FROM records "
+                    "ORDER BY rowid").fetchall()
+                index._records = [
+                    _Meta(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])),
+                          r[5], r[6], r[7], tuple(labels), frozenset(map(normalise, labels)))
+                    for r in rows
+                    for labels in (json.loads(r[8]),)
+                ]
+                index._by_rowid = {m.rowid: m for m in index._records}
+                index._engine = _choose_engine(conn, meta, engine, {r[0]: r[9] for r in rows})
+        except sqlite3.DatabaseError:
+            index.close()
+            raise CoreError(Code.INTERNAL_ERROR, "The search index file is unreadable.",
+                            details={"path": str(path)},
+                            remediation="Rebuild the book package (init --replace).") from None
+        except CoreError:
+            index.close()
+            raise
+        return index
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        """A read-only connection for this thread's use until the block ends."""
+        with self._lock:
+            if self._closed:
+                raise CoreError(Code.INTERNAL_ERROR, "The search index was closed.")
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                   check_same_thread=False)
+        try:
+            yield conn
+        finally:
+            with self._lock:
+                keep = not self._closed
+                if keep:
+                    self._idle.append(conn)
+            if not keep:
+                conn.close()
+
+    def close(self) -> None:
+        """Close the index's connections; searches after this fail."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+    def __enter__(self) -> BookIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = 10,
+        strict: bool = False,
+        hints: Mapping[str, str] | None = None,
+    ) -> SearchResult:
+        """Rank the book's records for ``query``.
+
+        Query: the tokens of the normalised query are its terms. A word matches the whole
+        word; a CJK run is a phrase of its bigrams (有機交流 matches only that contiguous
+        string); a one-character CJK term matches the character anywhere; a double-quoted
+        part is a phrase whose words and runs must be adjacent and in order. Query text is
+        never index or regex syntax: ``a OR b`` searches the three words a, or, b.
+
+        Ranking: BM25 (higher is better), ties in reading order. By default any term may
+        match and records with more terms rank higher; with ``strict`` every term must.
+
+        Hints narrow or boost, and are reported in ``hints_applied``:
+
+        - ``heading=TEXT``: boost records whose heading path contains TEXT (normalised):
+          their score is multiplied by :data:`HINT_BOOST`, once however many boost hints
+          select them; with ``strict`` it narrows instead.
+        - ``chapter=TEXT``: the same, on the top-level heading only.
+        - ``page=N`` / ``pages=A-B``: narrow to records overlapping those zero-based unit
+          indexes (PDF page indexes, EPUB spine positions).
+        - ``label=X``: narrow to records on a unit with printed page label X.
+
+        Raises:
+            CoreError: INVALID_ARGUMENT for an empty or too long query, a query with no
+                searchable characters (only punctuation or symbols), a ``top_k`` outside
+                1..MAX_TOP_K, or an unknown or malformed hint.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise CoreError(Code.INVALID_ARGUMENT, "The query is empty.",
+                            details={"field": "query"},
+                            remediation="Pass one or more words to search for.")
+        if len(query) > MAX_QUERY_CHARS:
+            raise CoreError(Code.INVALID_ARGUMENT, "The query is too long.",
+                            details={"field": "query", "max_chars": MAX_QUERY_CHARS,
+                                     "chars": len(query)})
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+            raise CoreError(Code.INVALID_ARGUMENT, "top_k is out of range.",
+                            details={"field": "top_k", "min": 1, "max": MAX_TOP_K})
+        narrow, boost, applied = self._hints(hints or {}, strict)
+        norm = normalise(query)
+        terms = parse_query(query)
+        if not terms:
+            raise CoreError(Code.INVALID_ARGUMENT,
+                            "The query has no searchable words (only punctuation or symbols).",
+                            details={"field": "query", "reason": "no_tokens"},
+                            remediation="Search for words or CJK characters.")
+        with self._connection() as conn:
+            if narrow is None and not boost:
+                top, total = self._engine.top(conn, terms, strict, top_k)
+            else:
+                scores = self._engine.scores(conn, terms, strict)
+                if narrow is not None:
+                    scores = {rowid: s for rowid, s in scores.items() if rowid in narrow}
+                for rowid in boost & scores.keys():
+                    scores[rowid] *= HINT_BOOST
+                top, total = best(scores, top_k), len(scores)
+            hits = self._hits(conn, top, terms) if top else []
+        return SearchResult(
+            query=query, normalized_query=norm,
+            terms=[Term(text=t.text, kind=t.kind) for t in terms],
+            strict=strict, top_k=top_k, hints_applied=applied,
+            modes=SearchModes(lexical_engine=self._engine.name),
+            total_matches=total, hits=hits,
+        )
+
+    def _hints(self, hints: Mapping[str, str], strict: bool
+               ) -> tuple[set[int] | None, set[int], list[HintApplied]]:
+        narrow: set[int] | None = None
+        boost: set[int] = set()
+        applied: list[HintApplied] = []
+        for key, raw_value in hints.items():
+            if key not in HINT_KEYS:
+                raise _bad_hint(f"Unknown search hint {key!r}.", str(key))
+            value = str(raw_value).strip()
+            if not value:
+                raise _bad_hint(f"The {key} hint has no value.", key)
+            selected = self._select(key, value)
+            if key in ("heading", "chapter") and not strict:
+                boost |= selected
+                how: Literal["narrow", "boost"] = "boost"
+            else:
+                narrow = selected if narrow is None else narrow & selected
+                how = "narrow"
+            applied.append(HintApplied(key=key, value=value, applied_as=how,
+                                       records=len(selected)))
+        return narrow, boost, applied
+
+    def _select(self, key: str, value: str) -> set[int]:
+        records = self._records
+        if key in ("heading", "chapter"):
+            needle = normalise(value)
+            if key == "heading":
+                return {m.rowid for m in records if any(needle in h for h in m.heading_norm)}
+            return {m.rowid for m in records if m.heading_norm and needle in m.heading_norm[0]}
+        if key == "label":
+            label = normalise(value)
+            return {m.rowid for m in records if label in m.label_norm}
+        found = _RANGE.fullmatch(value)
+        if not found or (key == "page" and found.group(2) is not None):
+            raise _bad_hint(f"The {key} hint needs "
+                            + ("a number." if key == "page" else "a range like 3-7."),
+                            key, value)
+        lo = int(found.group(1))
+        hi = int(found.group(2)) if found.group(2) is not None else lo
+        if hi < lo:
+            raise _bad_hint("The pages hint ends before it starts.", key, value)
+        return {m.rowid for m in records if m.unit_start <= hi and m.unit_last >= lo}
+
+    def _snippet_rows(self, conn: sqlite3.Connection,
+                      ids: list[int]) -> dict[int, tuple[str, str, tuple[array, array]]]:
+        return _cache_rows(self, conn, ids)
+
+    def _hits(self, conn: sqlite3.Connection, top: list[tuple[float, int]],
+              terms: Sequence[QueryTerm]) -> list[Hit]:
+        rows = self._snippet_rows(conn, [rowid for _, rowid in top])
+        hits = []
+        for neg_score, rowid in top:
+            meta = self._by_rowid[rowid]
+            text, norm, offmap = rows[rowid]
+            snippet, matched = make_snippet(text, norm, offmap, terms)
+            hits.append(Hit(
+                record_id=meta.record_id, order=meta.order, score=-neg_score,
+                heading_path=list(meta.heading_path), unit_start=meta.unit_start,
+                unit_end=meta.unit_end, page_labels=list(meta.page_labels),
+                snippet=snippet, matched_terms=matched, matched_by=["lexical"],
+            ))
+        return hits
+
+
+def _cache_rows(index: BookIndex, conn: sqlite3.Connection,
+                ids: list[int]) -> dict[int, tuple[str, str, tuple[array, array]]]:
+    with index._lock:
+        cached = {i: index._rows[i] for i in ids if i in index._rows}
+    missing = [i for i in ids if i not in cached]
+    if missing:
+        fetched = {r[0]: (r[1], r[2], _unpack_runs(r[3])) for r in conn.execute(
+            f"SELECT rowid, text, norm, offmap FROM records WHERE rowid IN "
+            f"({','.join('?' * len(missing))})", missing)}
+        cached.update(fetched)
+        with index._lock:
+            index._rows.update(fetched)
+            while len(index._rows) > _ROW_CACHE:
+                index._rows.popitem(last=False)
+    with index._lock:
+        for i in ids:
+            if i in index._rows:
+                index._rows.move_to_end(i)
+    return cached
+
+
+_ROW_CACHE = 1024
+
+
+def _choose_engine(conn: sqlite3.Connection, meta: dict[str, str], engine: EngineChoice,
+                   lengths: dict[int, int]) -> Ranker:
+    has_fts = meta.get("engine") == ENGINE_FTS5
+    if engine == "fts5" or (engine == "auto" and has_fts and fts5_available()):
+        if not (has_fts and fts5_available()):
+            raise CoreError(Code.CAPABILITY_UNAVAILABLE,
+                            "This index or this SQLite library has no FTS5.",
+                            remediation="Open with engine='auto'.")
+        return Fts5Ranker()
+    if engine not in ("auto", "python"):
+        raise CoreError(Code.INVALID_ARGUMENT, "Unknown index engine.",
+                        details={"engine": engine, "allowed": ["auto", "fts5", "python"]})
+    if meta.get("engine") == ENGINE_PYTHON:
+        lookup = stored_lookup()
+    else:
+        # An FTS5 index read without FTS5: rebuild the postings in memory from the stored
+        # normalised text (no second normalisation pass).
+        streams = ((rowid, *index_columns(split_runs(norm)))
+                   for rowid, norm in conn.execute("SELECT rowid, norm FROM records"))
+        tables = build_postings(streams)
+        empty: Postings = {}
+
+        def lookup(_conn: sqlite3.Connection, col: str, token: str) -> Postings:
+            return tables[col].get(token, empty)
+
+    return Bm25Ranker(len(lengths), int(meta.get("tokens", "0")), lengths, lookup)

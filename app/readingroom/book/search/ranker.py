@@ -1,0 +1,48 @@
+"""The boundary between the index and its ranking backends.
+
+A backend (FTS5, the Python BM25; later semantic search and a reranker) scores records by
+their rowid, which follows reading order. The index narrows, boosts and turns rowids into
+hits; a backend only ranks.
+"""
+
+from __future__ import annotations
+
+import heapq
+import operator
+import sqlite3
+from collections.abc import Sequence
+from typing import Protocol
+
+from .tokenize import QueryTerm
+
+__all__ = [
+    "Ranked",
+    "Ranker",
+    "best",
+]
+
+Ranked = list[tuple[float, int]]
+"""``(-score, rowid)`` best first; rowids follow reading order, so ties rank in it."""
+
+
+class Ranker(Protocol):
+    """What the index asks of a ranking backend."""
+
+    name: str
+    """The backend's name, reported in every result (``fts5``, ``python-bm25``)."""
+
+    def scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
+               strict: bool) -> dict[int, float]:
+        """Score of every matching record, by rowid (higher is better)."""
+        ...
+
+    def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
+            k: int) -> tuple[Ranked, int]:
+        """The best ``k`` records and how many match."""
+        ...
+
+
+def best(scores: dict[int, float], k: int) -> Ranked:
+    """The ``k`` best of ``scores``, best first, ties in reading order."""
+    return heapq.nsmallest(k, zip(map(operator.neg, scores.values()), scores.keys(),
+                                  strict=True))

@@ -1,0 +1,110 @@
+"""What a search returns: the result models shared by the index and every backend."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .snippet import SNIPPET_CHARS
+from .tokenize import TermKind
+
+__all__ = [
+    "HINT_BOOST",
+    "HintApplied",
+    "Hit",
+    "IndexStats",
+    "SearchModes",
+    "SearchResult",
+    "Term",
+]
+
+HINT_BOOST = 2.0
+"""Factor applied to the score of a record a boost hint selects."""
+
+
+class Term(BaseModel):
+    """One query term as the index understood it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="The term, normalised.")
+    kind: TermKind = Field(
+        description="word; cjk_phrase (a CJK run, matched as its contiguous string); phrase "
+        "(a double-quoted group of words and runs, adjacent and in order); cjk_char (a "
+        "one-character CJK term, matched wherever the character occurs)."
+    )
+
+
+class HintApplied(BaseModel):
+    """How one hint shaped the result."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    value: str
+    applied_as: Literal["narrow", "boost"] = Field(
+        description="narrow: only records the hint selects can match; boost: their score is "
+        f"multiplied by {HINT_BOOST}."
+    )
+    records: int = Field(description="How many records of the book the hint selects.")
+
+
+class SearchModes(BaseModel):
+    """Which retrieval modes ran for this search."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lexical: Literal["ok"] = "ok"
+    lexical_engine: Literal["fts5", "python-bm25"]
+    semantic: str = "off"
+    rerank: str = "off"
+
+
+class Hit(BaseModel):
+    """One ranked record."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    record_id: str
+    order: int
+    score: float = Field(description="BM25 score (times any boost); higher is better.")
+    heading_path: list[str]
+    unit_start: int
+    unit_end: int
+    page_labels: list[str] = Field(description="Printed labels of the units the record spans.")
+    snippet: str = Field(
+        description=f"About {SNIPPET_CHARS} characters of raw text around the first match, "
+        "matches marked «like this», whitespace collapsed; … where cut."
+    )
+    matched_terms: list[str] = Field(description="Texts of the query terms this record has.")
+    matched_by: list[str] = Field(default_factory=lambda: ["lexical"])
+
+
+class SearchResult(BaseModel):
+    """A ranked lexical search over one book's records."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str
+    normalized_query: str
+    terms: list[Term]
+    strict: bool
+    top_k: int
+    hints_applied: list[HintApplied]
+    modes: SearchModes
+    total_matches: int = Field(description="Records matching (after narrowing hints).")
+    hits: list[Hit]
+
+
+class IndexStats(BaseModel):
+    """What :func:`build_index` wrote."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    records: int
+    engine: Literal["fts5", "python-bm25"]
+    body_tokens: int = Field(description="Words, bigrams and run breaks indexed.")
+    cjk_chars: int = Field(description="CJK characters indexed alone.")
+    bytes: int
+    seconds: float

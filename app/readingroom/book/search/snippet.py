@@ -1,0 +1,181 @@
+"""Snippets: a tidy window of a record's raw text around the first match, matches marked.
+
+Matching follows the index's token semantics (:func:`find_term`), on the stored normalised
+text; the offset map carries each match back to the raw text the reader quotes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import re
+import unicodedata
+from array import array
+from collections.abc import Sequence
+
+from ..text import is_cjk
+from .tokenize import CHAR_CLASSES, QueryTerm, Segment
+
+__all__ = [
+    "SNIPPET_CHARS",
+    "find_term",
+    "make_snippet",
+]
+
+SNIPPET_CHARS = 200
+"""About how many characters of raw text a snippet shows."""
+_LEAD = 60
+_MARK_OPEN, _MARK_CLOSE = "\ufdd0", "\ufdd1"  # noncharacters: never in real text
+_MARKS = _MARK_OPEN + _MARK_CLOSE
+_MAX_MARKS = 20
+
+
+@functools.cache
+def _hidden_chars() -> dict[int, None]:
+    """Characters a snippet must not carry, as a ``str.translate`` table that deletes them:
+    format characters (bidi controls, zero-width characters, soft hyphen, BOM, tags) and
+    control characters other than whitespace.
+
+    Built once from the Unicode database, over the planes where such characters exist. A
+    translate table, not a regex: a character class this size makes the regex engine the
+    slowest step of a search.
+    """
+    return {
+        cp: None
+        for cp in itertools.chain(range(0x20000), range(0xE0000, 0xE1000))
+        if (cat := unicodedata.category(chr(cp))) == "Cf"
+        or (cat == "Cc" and not chr(cp).isspace())
+    }
+
+
+@functools.cache
+def _hidden_set() -> frozenset[str]:
+    """The same characters as a set, for the fast check that a snippet has none."""
+    return frozenset(map(chr, _hidden_chars()))
+
+
+def find_term(norm: str, term: QueryTerm, pos: int) -> tuple[int, int] | None:
+    """The first occurrence of ``term`` at or after ``pos``, with the index's token semantics.
+
+    A word matches a whole word; a CJK run matches anywhere inside CJK text; in a multi-part
+    phrase the parts must follow each other with only separators between, and a CJK part must
+    be a whole run, except that the phrase may begin or end inside a run.
+    """
+    segments = term.segments
+    first = segments[0][1]
+    while True:
+        start = norm.find(first, pos)
+        if start < 0:
+            return None
+        if term.kind in ("cjk_phrase", "cjk_char"):
+            return start, start + len(first)
+        end = _match_at(norm, segments, start)
+        if end is not None:
+            return start, end
+        pos = start + 1
+
+
+def _class_at(norm: str, i: int) -> str:
+    return CHAR_CLASSES[ord(norm[i])] if 0 <= i < len(norm) else " "
+
+
+def _match_at(norm: str, segments: tuple[Segment, ...], p: int) -> int | None:
+    n = len(norm)
+    last = len(segments) - 1
+    multi = last > 0
+    for j, (cjk, text) in enumerate(segments):
+        if j:
+            while p < n and CHAR_CLASSES[ord(norm[p])] == " ":
+                p += 1
+            if not norm.startswith(text, p):
+                return None
+        e = p + len(text)
+        if cjk:
+            whole_left = multi and (j > 0 or len(text) == 1)
+            whole_right = multi and (j < last or len(text) == 1)
+            if (whole_left and _class_at(norm, p - 1) == "c") or (
+                whole_right and _class_at(norm, e) == "c"
+            ):
+                return None
+        elif _class_at(norm, p - 1) == "w" or _class_at(norm, e) == "w":
+            return None
+        p = e
+    return p
+
+
+def make_snippet(text: str, norm: str, offmap: tuple[array, array],
+             terms: Sequence[QueryTerm]) -> tuple[str, list[str]]:
+    """A tidy window of raw text around the first match, matches marked, and the terms found."""
+    found = [(term, span) for term in terms
+             if (span := find_term(norm, term, 0)) is not None]
+    n = len(norm)
+    if found:
+        s0, e0 = min(span for _, span in found)
+        ws = max(0, s0 - _LEAD)
+        we = min(n, max(ws + SNIPPET_CHARS, e0 + 20))
+    else:
+        ws, we = 0, min(n, SNIPPET_CHARS)
+    spans: list[tuple[int, int]] = []
+    for term, first in found:
+        span: tuple[int, int] | None = first
+        while span is not None and span[0] < we and len(spans) < _MAX_MARKS:
+            if span[1] <= we:
+                spans.append(span)
+            span = find_term(norm, term, span[0] + 1)
+    starts, deltas = offmap
+
+    def raw(i: int) -> int:
+        return i + deltas[bisect.bisect_right(starts, i) - 1]
+
+    pieces = []
+    cur = raw(ws)
+    stop = raw(we)
+    for s, e in _merge(spans):
+        rs = raw(s)
+        if rs < cur:
+            continue
+        # End after the last matched character's raw cluster (its combining marks included).
+        re_, nxt = raw(e - 1) + 1, raw(e)
+        while re_ < nxt and unicodedata.combining(text[re_]):
+            re_ += 1
+        pieces += [text[cur:rs], _MARK_OPEN, text[rs:re_], _MARK_CLOSE]
+        cur = re_
+    pieces.append(text[cur:max(cur, stop)])
+    joined = "".join(pieces)
+    table, hidden = _hidden_chars(), _hidden_set()
+    body = _tidy(joined if hidden.isdisjoint(joined) else joined.translate(table))
+    if ws > 0:
+        body = "…" + body
+    if stop < len(text) and not text[stop:].isspace():
+        body += "…"
+    return body, [term.text for term, _ in found]
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _tidy(s: str) -> str:
+    """Whitespace collapsed, none left between two CJK characters; marks become « »."""
+    s = " ".join(s.split())
+    if " " in s and not s.isascii():
+        s = _WIDE_SPACE.sub(_space_between, s)
+    return s.replace(_MARK_OPEN, "«").replace(_MARK_CLOSE, "»")
+
+
+# A space between two characters at or above U+1100, where CJK starts: a candidate to drop.
+_WIDE_SPACE = re.compile("(?<=[\u1100-\U0010ffff]) (?=[\u1100-\U0010ffff])")
+
+
+def _space_between(m: re.Match[str]) -> str:
+    text, i = m.string, m.start()
+    before = text[:i].rstrip(_MARKS)[-1:]
+    after = text[i + 1:].lstrip(_MARKS)[:1]
+    return "" if before and after and is_cjk(before) and is_cjk(after) else " "

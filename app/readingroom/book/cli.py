@@ -17,7 +17,7 @@ from typing import Any
 from ..core.envelope import Envelope
 from ..core.errors import Code, CoreError
 
-__all__ = ["default_data_dir", "main"]
+__all__ = ["build_parser", "default_data_dir", "main", "render_text"]
 
 ENV_DATA_DIR = "BOOK_AGENT_DATA_DIR"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..core.envelope import Envelope
 from ..core.errors import Code, CoreError
 
-__all__ = ["make_demo_epub", "make_demo_pdf", "run_demo"]
+__all__ = ["make_demo_epub", "make_demo_pdf", "markdown_sections", "run_demo"]
 
 DEMO_DOCS = ("architecture.md", "ndl-mcp.md")
 

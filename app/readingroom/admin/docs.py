@@ -17,7 +17,9 @@ from ..catalog import SERVERS
 from ..core.declaration import COMMON_SETTINGS, ServerInfo, Setting
 from ..core.settings import ENV_TOOL_DEADLINE
 
-__all__ = ["BLOCKS", "DOCUMENTS", "render_block", "settings_table", "update_document"]
+__all__ = [
+    "BLOCKS", "DOCUMENTS", "main", "render_block", "settings_table", "update_document",
+]
 
 
 def _row(setting: Setting, readers: str, default: str) -> str:
@@ -57,7 +59,10 @@ def render_block(name: str) -> str:
 
 def update_document(text: str) -> str:
     """``text`` with every generated block replaced by its current rendering."""
-    return _BLOCK.sub(lambda m: m.group(1) + render_block(m.group("name")) + "\n" + m.group(4), text)
+    def fresh(match: re.Match[str]) -> str:
+        return match.group(1) + render_block(match.group("name")) + "\n" + match.group(4)
+
+    return _BLOCK.sub(fresh, text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,1 +1,3 @@
 """The suite's core: shared by every server, knows nothing of any one upstream."""
+
+__all__: list[str] = []

@@ -35,6 +35,7 @@ __all__ = [
     "TermUse",
     "breadth_of",
     "response_schema",
+    "utc_now_iso",
 ]
 
 SCHEMA_VERSION = "2.0.0"

@@ -526,10 +526,10 @@ def verify(path: os.PathLike[str] | str) -> VerifyReport:
         elif head["count"] > 0:
             found = seq_lines.get(head["count"])
             if found is None or found[1] != head["hash"]:
-                where = found[0] if found else len(lines)
+                at_line = found[0] if found else len(lines)
                 problems.append(
                     Problem(
-                        where,
+                        at_line,
                         ProblemKind.truncated,
                         f"receipt {head['count']} does not have the hash the head file records: "
                         "the end of the ledger was cut and rewritten",

@@ -20,7 +20,14 @@ from .client import MAX_RECORDS, NdlClient
 from .providers import ALL_DPIDS, sources
 from .service import NdlService
 
-__all__ = ["INSTRUCTIONS", "build_ndl_server", "tool_specs"]
+__all__ = [
+    "INSTRUCTIONS",
+    "GetRecordInput",
+    "SearchAllInput",
+    "SearchInput",
+    "build_ndl_server",
+    "tool_specs",
+]
 
 
 class SearchInput(BaseModel):

@@ -67,14 +67,14 @@ class NdlService:
         except CoreError as err:
             return self._refused(operation, err, query_input, dpids)
         if start > RESULT_WINDOW:
-            err = CoreError(
+            past = CoreError(
                 Code.INVALID_INPUT,
                 f"start {start} is past NDL Search's result window: no record after the "
                 f"{RESULT_WINDOW}th can be fetched.",
                 details={"start": start, "window": RESULT_WINDOW},
                 remediation="Narrow the query (add a term or a year range) instead of paging.",
             )
-            return self._refused(operation, err, query_input, dpids)
+            return self._refused(operation, past, query_input, dpids)
         env = Envelope(
             server=SERVER_NAME,
             operation=operation,
@@ -183,10 +183,11 @@ class NdlService:
             # Empty lists say nothing and cost the model tokens; NdlItem defaults them anyway.
             items.append({k: v for k, v in dumped.items() if v != [] and v != {}})
         for d in fatal:  # non-fatal upstream notes alongside records
-            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC, d.message, hint=d.details)
+            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC, d.message or d.uri,
+                         hint=d.details)
         env.items = items
         next_pos = resp.next_record_position
-        has_more = bool(next_pos) and next_pos <= RESULT_WINDOW
+        has_more = next_pos is not None and 0 < next_pos <= RESULT_WINDOW
         env.result = ResultInfo(
             total=total,
             returned=len(items),

@@ -1,1 +1,4 @@
-"""Installation support: the loopback fake SRU server, a raw stdio client and the self-test."""
+"""``readingroom setup`` and ``readingroom self-test``: what the installer runs, driven by the
+catalogue (nothing here names a server)."""
+
+__all__: list[str] = []

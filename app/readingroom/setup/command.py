@@ -26,6 +26,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -162,8 +163,11 @@ def cmd_setup(
 ) -> int:
     """Run ``setup``; ``ctx``, ``today`` and ``self_test`` are injectable for tests."""
     context = ctx or Machine.current()
-    given = {option: getattr(args, _dest(gate), None) for option, gate in gates().items()}
-    given = {option: value for option, value in given.items() if value is not None}
+    given: dict[str, str] = {}
+    for option, gate in gates().items():
+        value = getattr(args, _dest(gate), None)
+        if value is not None:
+            given[option] = str(value)
     try:
         hosts = _parse_hosts(args.hosts)
         for option, value in given.items():  # every value checked before anything is written
@@ -188,7 +192,7 @@ def _remove(hosts: list[str] | None, ctx: Machine) -> int:
     failed = False
     for name in chosen:
         host = get_host(name, ctx)
-        outcome = _guarded(lambda host=host: host.remove(list(SERVERS)), name)
+        outcome = _guarded(partial(host.remove, list(SERVERS)), name)
         failed |= outcome is None or not outcome.ok
     return EXIT_FAILED if failed else EXIT_OK
 
@@ -275,7 +279,7 @@ def _register(servers: Sequence[ServerInfo], hosts: list[str], ctx: Machine,
     ok = True
     for name in hosts:
         host = get_host(name, ctx)
-        outcome = _guarded(lambda host=host: host.install(entries), name)
+        outcome = _guarded(partial(host.install, entries), name)
         if outcome is None or not outcome.ok:
             ok = False
         elif any(e.action is Action.PRINTED for e in outcome.entries):

@@ -19,7 +19,7 @@ from typing import Any
 from ..catalog import SERVERS, ServerInfo
 from ..core.declaration import resolve
 
-__all__ = ["register", "run_self_tests", "testable_servers"]
+__all__ = ["cmd_self_test", "register", "run_self_tests", "testable_servers"]
 
 
 def testable_servers() -> list[ServerInfo]:

@@ -128,6 +128,9 @@ ERROR_OUTCOMES: dict[OaiErrorCode, OaiOutcome] = {
 ``UPSTREAM_CANNOT_ANSWER``."""
 
 
+_CODES = {code.value: code for code in OaiErrorCode}
+
+
 class OaiFormatError(XmlParseError):
     """Well-formed XML that is not an OAI-PMH 2.0 response, or one with neither verb nor error.
 
@@ -151,10 +154,7 @@ class OaiError:
     @property
     def known(self) -> OaiErrorCode | None:
         """The specification's code, or None for a code outside it."""
-        try:
-            return OaiErrorCode(self.code)
-        except ValueError:
-            return None
+        return _CODES.get(self.code)
 
     @property
     def outcome(self) -> OaiOutcome:

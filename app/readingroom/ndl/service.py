@@ -183,7 +183,8 @@ class NdlService:
             # Empty lists say nothing and cost the model tokens; NdlItem defaults them anyway.
             items.append({k: v for k, v in dumped.items() if v != [] and v != {}})
         for d in fatal:  # non-fatal upstream notes alongside records
-            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC, d.message or d.uri,
+            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                         d.message or d.uri or "an upstream diagnostic without a message",
                          hint=d.details)
         env.items = items
         next_pos = resp.next_record_position

@@ -4,6 +4,12 @@ Uses the SDK's low-level ``Server`` (flat input schemas from pydantic models, ou
 envelopes, ``version=``). Arguments are validated by us, so a bad call gets a structured
 ``INVALID_ARGUMENT`` envelope rather than the SDK's plain-text error. Every result is one
 :class:`~readingroom.core.envelope.Envelope`, sent as JSON text *and* ``structuredContent``.
+
+``tools/call`` is answered by our own request handler, not the SDK's ``@server.call_tool()``
+decorator: that decorator turns every exception into a tool result, while the MCP
+specification answers a call to an unknown tool with a JSON-RPC error (``-32602``, invalid
+params). Our handler raises :class:`~mcp.shared.exceptions.McpError` for that case, which the
+low-level server sends as the error response; everything else is an envelope result.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any
 import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import McpError
 from pydantic import BaseModel, ValidationError
 
 from .declaration import ServerInfo
@@ -25,7 +32,15 @@ from .envelope import Envelope, response_schema
 from .errors import Code, CoreError
 from .settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
 
-__all__ = ["ToolSpec", "build_server", "configure_logging", "run_stdio", "to_result"]
+__all__ = [
+    "ToolSpec",
+    "build_server",
+    "configure_logging",
+    "run_stdio",
+    "serve_stdio",
+    "to_result",
+    "unknown_tool_error",
+]
 
 log = logging.getLogger("readingroom.mcpkit")
 
@@ -81,6 +96,18 @@ def _validation_details(exc: ValidationError) -> list[dict[str, Any]]:
     ]
 
 
+def unknown_tool_error(server: str, tool_name: str, known: Sequence[str]) -> types.ErrorData:
+    """The JSON-RPC error for a call to a tool the server does not have (``-32602``).
+
+    ``data`` carries the suite's code and the tool names, so a model can correct its call.
+    """
+    return types.ErrorData(
+        code=types.INVALID_PARAMS,
+        message=f"Unknown tool: {tool_name!r} is not a tool of {server}.",
+        data={"code": Code.UNKNOWN_TOOL.value, "tool": tool_name, "available_tools": list(known)},
+    )
+
+
 def build_server(
     info: ServerInfo,
     instructions: str,
@@ -100,7 +127,8 @@ def build_server(
         tools: the declared tools.
         env: where to read the settings (default ``os.environ``).
         finish: called on every envelope before it is sent (e.g. to add the attribution a
-            licence requires on *every* response, failures included).
+            licence requires on *every* response, failures included). An envelope that
+            still has no attribution then gets ``info.credit``.
     """
     from .. import __version__
 
@@ -121,22 +149,14 @@ def build_server(
     def send(env: Envelope, tool_name: str) -> types.CallToolResult:
         if finish is not None:
             finish(env, tool_name)
+        if not env.attribution and info.credit:
+            env.attribution = list(info.credit)
         return to_result(env)
 
-    @server.call_tool(validate_input=False)
-    async def _call_tool(tool_name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        spec = by_name.get(tool_name)
-        if spec is None:
-            err = CoreError(
-                Code.UNKNOWN_TOOL,
-                f"No tool named {tool_name!r} on {name}.",
-                remediation="Call tools/list and use one of the listed names.",
-            )
-            return send(
-                Envelope.failure(name, tool_name, err, capabilities=sorted(by_name)), tool_name
-            )
+    async def run_tool(spec: ToolSpec, arguments: dict[str, Any]) -> types.CallToolResult:
+        tool_name = spec.name
         try:
-            args = spec.input_model.model_validate(arguments or {})
+            args = spec.input_model.model_validate(arguments)
         except ValidationError as exc:
             err = CoreError(
                 Code.INVALID_ARGUMENT,
@@ -168,6 +188,15 @@ def build_server(
                 )
                 env = Envelope.failure(name, tool_name, err)
         return send(env, tool_name)
+
+    async def _call_tool(req: types.CallToolRequest) -> types.ServerResult:
+        tool_name = req.params.name
+        spec = by_name.get(tool_name)
+        if spec is None:
+            raise McpError(unknown_tool_error(name, tool_name, sorted(by_name)))
+        return types.ServerResult(await run_tool(spec, req.params.arguments or {}))
+
+    server.request_handlers[types.CallToolRequest] = _call_tool
 
     return server
 

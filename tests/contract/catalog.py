@@ -1,0 +1,129 @@
+"""The contract's catalogue: the servers it holds, and how to exercise each one.
+
+The contract runs over the real catalogue (:data:`readingroom.catalog.SERVERS`) plus
+:data:`TEST_SERVERS`, servers that exist only in the tests. Each of them needs one
+:class:`ContractCase` line in :data:`CASES`: a valid call that succeeds, and the environment
+that points its upstreams at loopback fakes. A new server adds its folder, its line in the
+real catalogue, and one line here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from readingroom.catalog import SERVERS
+from readingroom.core.declaration import ServerInfo
+from readingroom.ndl import ENV_NDL_SRU_URL
+from readingroom.ndl import SERVER as NDL
+
+from .toy_server import SERVER as TOY
+
+__all__ = [
+    "CASES",
+    "CONTRACT_SERVERS",
+    "HERE",
+    "TEST_SERVERS",
+    "Call",
+    "ContractCase",
+    "case_for",
+    "ndl_upstream",
+]
+
+HERE = Path(__file__).resolve().parent
+"""``tests/contract``: the ``PYTHONPATH`` entry that makes the test servers importable."""
+
+Call = tuple[str, dict[str, Any]]
+"""A tool name and its arguments."""
+
+Upstream = Callable[[ExitStack], Mapping[str, str]]
+"""Starts the server's upstream fakes inside the stack; returns the variables that point the
+server at them."""
+
+
+def no_upstream(_stack: ExitStack) -> Mapping[str, str]:
+    """For a server that calls nothing outside itself."""
+    return {}
+
+
+def ndl_upstream(stack: ExitStack) -> Mapping[str, str]:
+    """A loopback fake of NDL Search's SRU endpoint, for ndl-mcp."""
+    try:
+        from readingroom.ndl.fake_sru import FakeSru
+    except ModuleNotFoundError:  # before the fake moved next to its server
+        from readingroom.setup.fakesru import FakeSru  # type: ignore[no-redef]
+    fake = stack.enter_context(FakeSru())
+    return {ENV_NDL_SRU_URL: fake.url}
+
+
+@dataclass(frozen=True)
+class ContractCase:
+    """How the contract exercises one server."""
+
+    server: ServerInfo
+    sample_call: Call
+    """A valid call that succeeds against the fakes."""
+    upstream: Upstream = no_upstream
+    slow_call: Call | None = None
+    """A call that runs for at least ten seconds and sends one progress notification once it
+    has begun (when the request carries a progress token); the cancel point needs it."""
+    pythonpath: tuple[Path, ...] = field(default=())
+    """Folders the server needs on ``PYTHONPATH`` (test servers live outside the package)."""
+
+    @property
+    def name(self) -> str:
+        """The server's name."""
+        return self.server.name
+
+    def command(self) -> list[str]:
+        """``python -m <module>``: how the contract starts the server."""
+        return self.server.command(frozen=False)
+
+    def environment(self, stack: ExitStack, **extra: str) -> dict[str, str]:
+        """The process environment: ours without the suite's settings, plus fakes and extra.
+
+        Settings the developer may have set (deadline, concurrency, receipt log, upstream URLs)
+        are dropped so every run sees the defaults.
+        """
+        env = dict(os.environ)
+        for setting in self.server.all_settings:
+            env.pop(setting.name, None)
+        paths = [str(p) for p in self.pythonpath]
+        if env.get("PYTHONPATH"):
+            paths.append(env["PYTHONPATH"])
+        if paths:
+            env["PYTHONPATH"] = os.pathsep.join(paths)
+        env.update(self.upstream(stack))
+        env.update(extra)
+        return env
+
+
+TEST_SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
+    TOY,
+)}
+"""Servers that exist only in the tests, one line each."""
+
+CASES: dict[str, ContractCase] = {c.name: c for c in (
+    ContractCase(NDL, ("ndl_search_books", {"title": "吾輩は猫である"}), ndl_upstream),
+    ContractCase(TOY, ("toy_echo", {"text": "hello"}), pythonpath=(HERE,),
+                 slow_call=("toy_wait", {"seconds": 60, "label": "slow"})),
+)}
+"""One line per server of the real and the test catalogue."""
+
+CONTRACT_SERVERS: tuple[ServerInfo, ...] = (*SERVERS.values(), *TEST_SERVERS.values())
+"""What the contract is parametrised over: the real catalogue, then the test servers."""
+
+
+def case_for(server: ServerInfo) -> ContractCase:
+    """The contract case of ``server``; a server without one fails, saying where to add it."""
+    try:
+        return CASES[server.name]
+    except KeyError:
+        raise LookupError(
+            f"{server.name} has no ContractCase: add one line for it to CASES in "
+            f"tests/contract/catalog.py"
+        ) from None

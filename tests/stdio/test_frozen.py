@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.ndl.fake_sru import FakeSru
 from readingroom.core.rawstdio import RawStdioClient
+from readingroom.ndl.fake_sru import FakeSru
 
 SUFFIX = ".exe" if sys.platform == "win32" else ""
 

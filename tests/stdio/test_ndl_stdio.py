@@ -13,10 +13,19 @@ import jsonschema
 import pytest
 
 from readingroom.core.envelope import response_schema
-from readingroom.setup.fakesru import FakeSru
-from readingroom.setup.rawclient import RawStdioClient
+from readingroom.core.rawstdio import RawStdioClient
+from readingroom.ndl.fake_sru import FakeSru
 
 SERVER = [sys.executable, "-m", "readingroom.ndl"]
+# ndl-mcp with the floor at zero (still serial, still one retry): for the tests of error paths,
+# which would otherwise wait a second per request. The floor itself is proven by
+# test_sixteen_simultaneous_calls_are_serial_and_paced and the self-test, on the real server.
+UNFLOORED = [sys.executable, "-c", (
+    "import dataclasses, readingroom.ndl.client as c\n"
+    "c.UNDERTAKINGS = dataclasses.replace(c.UNDERTAKINGS, min_interval=0.0)\n"
+    "from readingroom.ndl.__main__ import main\n"
+    "main()\n"
+)]
 VALIDATOR = jsonschema.Draft202012Validator(response_schema())
 
 
@@ -73,7 +82,7 @@ def test_every_error_path_over_stdio(fake, tmp_path):
         "empty": ("ndl_search_books", {}),
     }
     errlog = tmp_path / "stderr.log"
-    with errlog.open("wb") as err, RawStdioClient(SERVER, env=server_env(fake),
+    with errlog.open("wb") as err, RawStdioClient(UNFLOORED, env=server_env(fake),
                                                    stderr=err) as c:
         c.initialize()
         out = {k: structured(c.call_tool(name, args)) for k, (name, args) in calls.items()}
@@ -84,7 +93,7 @@ def test_every_error_path_over_stdio(fake, tmp_path):
         "ok": None, "zero": None, "syntax": "API_ERROR", "rate": "RATE_LIMITED",
         "rate_date": "RATE_LIMITED", "down": "TRANSPORT_ERROR", "html": "API_ERROR",
         "truncated": "API_ERROR", "bad_args": "INVALID_ARGUMENT",
-        "reserved": "RESERVED_WORD_IN_QUERY", "dpid": "DPID_NOT_PERMITTED",
+        "reserved": "RESERVED_WORD_IN_QUERY", "dpid": "PROVIDER_NOT_PERMITTED",
         "empty": "INVALID_INPUT",
     }
     assert out["zero"]["result"]["total"] == 0
@@ -116,6 +125,8 @@ def test_sixteen_simultaneous_calls_are_serial_and_paced(fake, tmp_path):
     log = fake.log
     assert len(log) == 16
     assert fake.max_in_flight == 1 and fake.overlaps() == 0
+    # The floor as the upstream sees it: from its last answer to the next arrival.
+    assert min(fake.floor_gaps()) >= 1.0
     assert min(fake.gaps()) >= 1.0
     assert max(int(r.params["maximumRecords"]) for r in log) <= 100
     assert len(ledger.read_text("utf-8").splitlines()) == 16

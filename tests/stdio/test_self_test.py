@@ -1,10 +1,18 @@
-"""``readingroom self-test`` passes on the real server and catches a broken one."""
+"""ndl-mcp's self-test passes on the real server and catches a broken one.
+
+Only the first test runs the full self-test (through ``readingroom self-test``, six concurrent
+searches on the real 1-second floor); the broken servers are caught by shortened runs.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+
+import pytest
+
+from readingroom.ndl.selftest import run_self_test
 
 CLI = [sys.executable, "-m", "readingroom"]
 
@@ -15,37 +23,50 @@ UNPACED = (
     "from readingroom.ndl.__main__ import main\n"
     "main()\n"
 )
-# A server that prints to stdout before the guard is in place.
-NOISY = "print('hello from a careless import')\nfrom readingroom.ndl.__main__ import main\nmain()\n"
-
-
-def run_self_test(*extra: str) -> tuple[int, dict]:
-    done = subprocess.run([*CLI, "self-test", "--json", *extra], capture_output=True,
-                          timeout=120, text=True, encoding="utf-8")
-    return done.returncode, json.loads(done.stdout)
+# A server that prints to stdout before the guard is in place. Flushed, as a native library's
+# write to fd 1 would be: unflushed, the line would wait in a buffer whose fate depends on
+# PYTHONUNBUFFERED in the caller's environment.
+NOISY = (
+    "print('hello from a careless import', flush=True)\n"
+    "from readingroom.ndl.__main__ import main\n"
+    "main()\n"
+)
 
 
 def test_self_test_passes_and_reports_every_undertaking():
-    rc, report = run_self_test()
-    assert rc == 0 and report["ok"] is True
-    names = {c["name"] for c in report["checks"]}
+    done = subprocess.run([*CLI, "self-test", "--json"], capture_output=True, timeout=120,
+                          text=True, encoding="utf-8")
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["ok"] is True, done.stdout + done.stderr
+    ndl = next(r for r in report["servers"] if r["server"] == "ndl-mcp")
+    names = {c["name"] for c in ndl["checks"]}
     assert {"serial requests", "1-second floor", "100-record cap", "dpid guard",
             "credit on every envelope", "stdout purity", "receipt chain"} <= names
-    assert report["seconds"] < 20
-
-
-def _server_command(code: str) -> list[str]:
-    return ["--", sys.executable, "-c", code]
+    # Seven requests, each arriving at least the floor after the previous answer.
+    assert ndl["measures"]["floor_gap_min_s"] >= 1.0
+    assert ndl["measures"]["arrival_gap_min_s"] >= 1.0
+    assert ndl["seconds"] < 20
 
 
 def test_self_test_fails_a_server_without_pacing():
-    rc, report = run_self_test(*_server_command(UNPACED))
-    failed = {c["name"] for c in report["checks"] if not c["ok"]}
-    assert rc == 1 and report["ok"] is False
+    report = run_self_test([sys.executable, "-c", UNPACED], calls=3)
+    failed = {c.name for c in report.checks if not c.ok}
+    assert report.ok is False
     assert {"serial requests", "1-second floor"} <= failed
+    assert report.measures["floor_gap_min_s"] < 1.0
 
 
-def test_self_test_fails_a_server_that_prints_to_stdout():
-    rc, report = run_self_test(*_server_command(NOISY))
-    failed = {c["name"] for c in report["checks"] if not c["ok"]}
-    assert rc == 1 and "stdout purity" in failed
+def test_self_test_fails_a_server_that_prints_to_stdout(monkeypatch):
+    # Whatever the caller's environment says, the stray line must be caught.
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
+    report = run_self_test([sys.executable, "-c", NOISY], calls=1)
+    failed = {c.name for c in report.checks if not c.ok}
+    assert report.ok is False and "stdout purity" in failed
+    purity = next(c for c in report.checks if c.name == "stdout purity")
+    assert "not JSON" in purity.detail and "hello from a careless import" in purity.detail
+
+
+@pytest.mark.parametrize("calls", [0, 7])
+def test_calls_outside_the_list_are_refused(calls):
+    with pytest.raises(ValueError):
+        run_self_test(calls=calls)

@@ -1,38 +1,51 @@
 """The one async HTTP client every upstream uses, with politeness built in.
 
-:class:`HttpClient` paces requests per host (a minimum interval between request starts,
-optionally strictly one at a time), honours ``Retry-After`` on HTTP 429, and turns every
-failure into a typed :class:`~readingroom.core.errors.CoreError`. A 429 that outlasts the retry
-budget raises :class:`RateLimitedError`; it is never returned as if it were data.
+:class:`HttpClient` paces requests per host, optionally strictly one at a time, honours
+``Retry-After`` on HTTP 429, and turns every failure into a typed
+:class:`~readingroom.core.errors.CoreError`. A 429 that outlasts the retry budget raises
+:class:`RateLimitedError`; it is never returned as if it were data. :meth:`HttpClient.get_json`
+and :meth:`HttpClient.post_json` add a typed :class:`UpstreamBodyError` for a body that is not
+JSON.
 
-Search terms travel in the query string, so no message, detail or log line written here
-contains a query string or a response body: URLs are reported as ``scheme://host/path``.
+Search terms travel in the query string and credentials in headers or the query string, so no
+message, detail or log line written here contains a query string, a header value or a response
+body: URLs are reported as ``scheme://host/path``. Where a caller must show the headers it sent
+(a receipt, a debug dump), :func:`redact_headers` masks them with the same marker and the same
+names :func:`readingroom.core.ledger.redact` uses for query parameters.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 import anyio
 import httpx
 
 from .clock import Clock, SystemClock
 from .errors import Code, CoreError
+from .ledger import DEFAULT_SECRET_NAMES, redact
 
 __all__ = [
+    "SECRET_HEADER_NAMES",
     "HttpClient",
     "Politeness",
     "RateLimitedError",
+    "Revealable",
+    "UpstreamBodyError",
     "UpstreamHttpError",
     "UpstreamTransportError",
+    "redact_headers",
 ]
+
+log = logging.getLogger(__name__)
 
 # httpx logs every request at INFO with its full URL, query string included, and the search
 # term is in the query string; httpcore's lower levels echo the same. Keep both quiet unless
@@ -41,6 +54,31 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 logging.getLogger("httpcore").setLevel(logging.WARNING)
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+SECRET_HEADER_NAMES: frozenset[str] = DEFAULT_SECRET_NAMES | frozenset(
+    {
+        "proxy-authorization",
+        "cookie",
+        "x-api-key",
+        "api-key",
+        "x-auth-token",
+        "x-access-token",
+    }
+)
+"""Header names whose values :func:`redact_headers` masks (compared case-insensitively): the
+query-parameter names of :data:`readingroom.core.ledger.DEFAULT_SECRET_NAMES` plus the usual
+credential headers."""
+
+
+class Revealable(Protocol):
+    """A secret that shows its text only when asked, like ``core.secrets.SecretValue``."""
+
+    def reveal(self) -> str:
+        """The secret itself."""
+        ...
+
+
+HeaderValue = str | Revealable
 
 
 class RateLimitedError(CoreError):
@@ -79,17 +117,35 @@ class UpstreamHttpError(CoreError):
         )
 
 
+class UpstreamBodyError(CoreError):
+    """The upstream answered 2xx, but with a body that is not the JSON that was asked for."""
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(
+            Code.API_ERROR,
+            message,
+            details=details,
+            remediation="The service may be misbehaving or under maintenance; try again later. "
+            "The result is unknown, not empty.",
+        )
+
+
 @dataclass(frozen=True)
 class Politeness:
     """How an :class:`HttpClient` treats each host it talks to.
 
     Attributes:
-        min_interval: seconds between request starts to the same host (monotonic clock).
+        min_interval: the courtesy floor in seconds (monotonic clock). Serial mode keeps it
+            from the *end* of the previous exchange to the host (its response fully read, or
+            its failure) to the next start, so the upstream, which answers only after it has
+            received a request, sees every arrival at least this long after its last answer,
+            whatever the exchange or the network cost. Non-serial mode, where exchanges
+            overlap and there is no single "previous end", keeps it between request starts.
         serial: True holds one lock per host across the wait, the request and its retries, so
             requests run strictly one at a time; False uses the lock only to claim the next
             start slot and runs the request outside it.
         max_retries: retries after HTTP 429 (or another status in ``retry_statuses`` that
-            carries ``Retry-After``).
+            carries ``Retry-After``); every retry keeps the floor too.
         default_backoff: seconds to wait after a 429 without a usable ``Retry-After``.
         max_backoff: cap on any backoff, however long ``Retry-After`` asks for.
         retry_statuses: statuses that may be retried; 429 always is when listed, others
@@ -115,16 +171,38 @@ class Politeness:
 
 @dataclass
 class _HostState:
-    """Pacing state of one host: the lock and when the last request started."""
+    """Pacing state of one host: the lock, when the last request started and last ended."""
 
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     last_start: float | None = None
+    last_end: float | None = None
+
+
+def redact_headers(
+    headers: Mapping[str, HeaderValue] | httpx.Headers,
+    secret_names: Iterable[str] = SECRET_HEADER_NAMES,
+) -> dict[str, str]:
+    """A copy of ``headers`` fit to show: secret-named and :class:`Revealable` values masked.
+
+    The marker and the comparison are those of :func:`readingroom.core.ledger.redact`, so a
+    credential looks the same whether it travelled in a header or in the query string.
+
+    Args:
+        headers: header names and values.
+        secret_names: header names to mask, compared case-insensitively.
+    """
+    names = {name.lower() for name in secret_names}
+    revealable = {k.lower() for k, v in headers.items() if not isinstance(v, str)}
+    shown = redact({k: v for k, v in headers.items()}, names | revealable)
+    return {k: str(v) for k, v in shown.items()}
 
 
 class HttpClient:
     """A polite async HTTP client: per-host pacing, Retry-After, typed errors.
 
-    One client may serve several hosts; each host (``host:port``) is paced on its own.
+    One client may serve several hosts; each host (``host:port``) is paced on its own, so a
+    client shared by several providers lets them run side by side (see
+    :func:`readingroom.core.fanout.fan_out`).
 
     Args:
         politeness: pacing and retry rules, applied to every host.
@@ -132,7 +210,8 @@ class HttpClient:
         user_agent: the ``User-Agent`` header sent with every request.
         transport: an httpx transport to send through (tests pass ``httpx.MockTransport``).
         clock: the time source for pacing and backoff; defaults to :class:`SystemClock`.
-        headers: further headers sent with every request.
+        headers: further headers sent with every request; a :class:`Revealable` value is
+            revealed only into the request itself.
     """
 
     def __init__(
@@ -143,13 +222,13 @@ class HttpClient:
         user_agent: str,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Clock | None = None,
-        headers: Mapping[str, str] | None = None,
+        headers: Mapping[str, HeaderValue] | None = None,
     ) -> None:
         self.politeness = politeness
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._hosts: dict[str, _HostState] = {}
+        self._headers: dict[str, HeaderValue] = {**(headers or {}), "User-Agent": user_agent}
         self._client_options: dict[str, Any] = {
-            "headers": {**(headers or {}), "User-Agent": user_agent},
             "timeout": httpx.Timeout(timeout),
             "transport": transport,
             # A followed redirect would be a second request that bypasses pacing.
@@ -157,6 +236,9 @@ class HttpClient:
         }
         self._client_instance: httpx.AsyncClient | None = None
         self._closed = False
+
+    def __repr__(self) -> str:
+        return f"HttpClient(politeness={self.politeness!r}, hosts={sorted(self._hosts)!r})"
 
     @property
     def _client(self) -> httpx.AsyncClient:
@@ -186,12 +268,19 @@ class HttpClient:
             await self._client_instance.aclose()
             self._client_instance = None
 
-    async def get(self, url: str, params: Mapping[str, str] | None = None) -> httpx.Response:
+    async def get(
+        self,
+        url: str,
+        params: Mapping[str, str] | None = None,
+        *,
+        headers: Mapping[str, HeaderValue] | None = None,
+    ) -> httpx.Response:
         """GET ``url`` politely and return the 2xx response; its body is the caller's to parse.
 
         Args:
             url: the absolute URL; may already carry a query string.
             params: query parameters added to the URL.
+            headers: headers for this request only (added to the client's).
 
         Returns:
             The response, whose status is 2xx.
@@ -200,17 +289,132 @@ class HttpClient:
             RateLimitedError: HTTP 429 persisted through every retry.
             UpstreamTransportError: connection error, timeout or HTTP 5xx.
             UpstreamHttpError: any other non-2xx status.
+            CoreError: INVALID_INPUT when a header value cannot be sent (nothing was sent).
+        """
+        return await self.request("GET", url, params=params, headers=headers)
+
+    async def get_json(
+        self,
+        url: str,
+        params: Mapping[str, str] | None = None,
+        *,
+        headers: Mapping[str, HeaderValue] | None = None,
+    ) -> Any:
+        """GET ``url`` politely and return its body parsed as JSON.
+
+        Sends ``Accept: application/json`` unless ``headers`` say otherwise.
+
+        Raises:
+            UpstreamBodyError: the 2xx body is not UTF-8 JSON (API_ERROR).
+            RateLimitedError, UpstreamTransportError, UpstreamHttpError: as :meth:`get`.
+        """
+        response = await self.request("GET", url, params=params, headers=_accept_json(headers))
+        return _parse_json(response)
+
+    async def post(
+        self,
+        url: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, HeaderValue] | None = None,
+        json: Any = None,
+        data: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+    ) -> httpx.Response:
+        """POST to ``url`` politely and return the 2xx response.
+
+        Give at most one body: ``json`` (serialised as UTF-8 JSON), ``data`` (form-encoded) or
+        ``content`` (raw bytes). A 429 is retried like a GET's: the upstream refused the
+        request, so it did nothing with it.
+
+        Raises:
+            ValueError: more than one body was given.
+            RateLimitedError, UpstreamTransportError, UpstreamHttpError: as :meth:`get`.
+        """
+        bodies = [b for b in (json, data, content) if b is not None]
+        if len(bodies) > 1:
+            raise ValueError("give at most one of json, data and content")
+        return await self.request(
+            "POST", url, params=params, headers=headers, json=json, data=data, content=content
+        )
+
+    async def post_json(
+        self,
+        url: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, HeaderValue] | None = None,
+        json: Any = None,
+        data: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+    ) -> Any:
+        """POST as :meth:`post` and return the response body parsed as JSON.
+
+        Raises:
+            UpstreamBodyError: the 2xx body is not UTF-8 JSON (API_ERROR).
+            RateLimitedError, UpstreamTransportError, UpstreamHttpError: as :meth:`get`.
+        """
+        response = await self.post(
+            url, params=params, headers=_accept_json(headers), json=json, data=data,
+            content=content,
+        )
+        return _parse_json(response)
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, HeaderValue] | None = None,
+        json: Any = None,
+        data: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+    ) -> httpx.Response:
+        """Send one request politely (pacing, retries, typed errors); the verbs call this.
+
+        Returns:
+            The response, whose status is 2xx and whose body has been read.
+
+        Raises:
+            RateLimitedError, UpstreamTransportError, UpstreamHttpError: as :meth:`get`.
+            CoreError: INVALID_INPUT when a header value cannot be sent (nothing was sent).
         """
         target = httpx.URL(url)
         if params:
             # Merged by hand: httpx 0.28 replaces a URL's own query string with `params`.
             target = target.copy_merge_params(params)
-        request = self._client.build_request("GET", target)
+        request = self._build(method, target, headers, json=json, data=data, content=content)
         state = self._hosts.setdefault(_host_key(request.url), _HostState())
         if self.politeness.serial:
             async with state.lock:
                 return await self._fetch(request, state, hold_lock=True)
         return await self._fetch(request, state, hold_lock=False)
+
+    def _build(
+        self,
+        method: str,
+        url: httpx.URL,
+        extra: Mapping[str, HeaderValue] | None,
+        **body: Any,
+    ) -> httpx.Request:
+        """The request with every header revealed; an unsendable value names only its header."""
+        merged = {**self._headers, **(extra or {})}
+        revealed: dict[str, str] = {}
+        for name, value in merged.items():
+            text = value if isinstance(value, str) else value.reveal()
+            # CR, LF or NUL would split or end the header line; the wire would refuse it later
+            # with an exception that quotes the value.
+            if any(c in text for c in "\r\n\0") or not text.isascii():
+                raise CoreError(
+                    Code.INVALID_INPUT,
+                    f"The value of the request header {name!r} cannot be sent "
+                    "(a line break, NUL or non-ASCII character); nothing was sent.",
+                    details={"header": name, "host": url.host},
+                    remediation="Check the stored credential or setting for stray characters.",
+                )
+            revealed[name] = text
+        return self._client.build_request(method, url, headers=revealed, **body)
 
     async def _fetch(
         self, request: httpx.Request, state: _HostState, *, hold_lock: bool
@@ -229,7 +433,17 @@ class HttpClient:
                 async with state.lock:
                     await self._wait_for_slot(state, not_before)
             attempts += 1
-            response = await self._send(request)
+            began = self._clock.monotonic()
+            try:
+                response = await self._send(request)
+            finally:
+                # A failed or cancelled exchange ends too: the floor counts from here.
+                state.last_end = self._clock.monotonic()
+            log.debug(
+                "%s %s -> HTTP %d in %.3f s (attempt %d)",
+                request.method, _safe_url(request.url), response.status_code,
+                state.last_end - began, attempts,
+            )
             if not _is_retryable(response, rules):
                 break
             asked = _parse_retry_after(response.headers.get("Retry-After"), self._clock.now())
@@ -247,14 +461,15 @@ class HttpClient:
     async def _wait_for_slot(self, state: _HostState, not_before: float) -> None:
         """Wait for the host's next start slot (and ``not_before``); claim it. Lock held."""
         deadline = not_before
-        if state.last_start is not None:
-            deadline = max(deadline, state.last_start + self.politeness.min_interval)
+        since = state.last_end if self.politeness.serial else state.last_start
+        if since is not None:
+            deadline = max(deadline, since + self.politeness.min_interval)
         # A loop, not one sleep: a real timer may fire a clock tick early.
         await self._sleep_until(deadline)
         state.last_start = self._clock.monotonic()
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
-        """Send one attempt; a transport failure becomes :class:`UpstreamTransportError`."""
+        """Send one attempt and read its body; a transport failure becomes a typed error."""
         try:
             return await self._client.send(request)
         except httpx.RequestError as exc:
@@ -293,6 +508,38 @@ class HttpClient:
         if status >= 500:
             raise UpstreamTransportError(f"{safe} failed with HTTP {status}.", details=details)
         raise UpstreamHttpError(f"{safe} answered HTTP {status}.", details=details)
+
+
+def _accept_json(headers: Mapping[str, HeaderValue] | None) -> dict[str, HeaderValue]:
+    """``headers`` with ``Accept: application/json`` unless they name an Accept already."""
+    merged = dict(headers or {})
+    if not any(name.lower() == "accept" for name in merged):
+        merged["Accept"] = "application/json"
+    return merged
+
+
+def _parse_json(response: httpx.Response) -> Any:
+    """The body of a 2xx ``response`` as JSON; :class:`UpstreamBodyError` when it is not."""
+    url = response.request.url
+    try:
+        return json.loads(response.content.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        reason = {
+            UnicodeDecodeError: "not UTF-8",
+            RecursionError: "nested too deeply",
+        }.get(type(exc), "not JSON")
+        # `from None`: a JSON error quotes the document, and the body is never reported.
+        raise UpstreamBodyError(
+            f"{_safe_url(url)} answered HTTP {response.status_code} with a body that is "
+            f"{reason}.",
+            details={
+                "status": response.status_code,
+                "host": url.host,
+                "path": url.path,
+                "content_type": response.headers.get("content-type", ""),
+                "reason": reason,
+            },
+        ) from None
 
 
 def _host_key(url: httpx.URL) -> str:

@@ -7,7 +7,20 @@ Undertaking                            Implementation
 =====================================  ============================================
 Requests strictly serial               ``Politeness(serial=True)``: one lock held
                                        across the wait, the request and its retry
-At least one second between requests   ``MIN_REQUEST_INTERVAL = 1.0`` (monotonic)
+At least one second between requests   ``MIN_REQUEST_INTERVAL = 1.0`` (monotonic),
+                                       kept from the *end* of the previous exchange
+                                       (response read, or failure) to the next
+                                       start, retries included
+No pacing margin                       ``PACING_MARGIN = 0.0``: the library answers
+                                       a request only after receiving it, so an
+                                       arrival counted from our end of the previous
+                                       exchange is at least the floor after the
+                                       library's last answer, and more than the
+                                       floor after its last arrival (by the round
+                                       trip and its own work). Jitter can only add
+                                       to that; the 20 ms once added to a floor
+                                       between starts bought nothing a floor from
+                                       the end does not already give
 At most 100 records per request        ``MAX_RECORDS = 100``; no auto-pagination
 One polite retry on HTTP 429, then     ``max_retries=1``, Retry-After honoured and
 stop                                   capped at ``RETRY_AFTER_CAP``
@@ -30,6 +43,7 @@ from ..core.clock import Clock
 from ..core.errors import Code, CoreError
 from ..core.http import HttpClient, Politeness
 from ..core.settings import env_str
+from . import DEFAULT_ENDPOINT, ENV_NDL_SRU_URL
 from . import records as dcndl  # the body still says dcndl.parse; rename with the body
 from .cql import check_dpids
 
@@ -49,12 +63,10 @@ RESULT_WINDOW = 500
 """NDL serves no record past the 500th of a result set, whatever startRecord says."""
 RETRY_AFTER_CAP = 30.0
 DEFAULT_BACKOFF = 10.0
-PACING_MARGIN = 0.02
-"""Added to the floor on our clock so that the library, after network jitter, still sees at
-least ``MIN_REQUEST_INTERVAL`` between arrivals; it can only lengthen the interval."""
+PACING_MARGIN = 0.0
+"""Added to the floor; none is needed now that the floor counts from the end of the exchange
+(see the table above). A constant, so it can only ever be raised here, never by a setting."""
 
-ENV_NDL_SRU_URL = "NDL_SRU_URL"
-DEFAULT_ENDPOINT = "https://ndlsearch.ndl.go.jp/api/sru"
 
 UNDERTAKINGS = Politeness(
     min_interval=MIN_REQUEST_INTERVAL + PACING_MARGIN,
@@ -119,7 +131,7 @@ class NdlClient:
         """Send one searchRetrieve and parse the answer.
 
         Raises:
-            CoreError: DPID_NOT_PERMITTED (before sending), RATE_LIMITED, TRANSPORT_ERROR,
+            CoreError: PROVIDER_NOT_PERMITTED (before sending), RATE_LIMITED, TRANSPORT_ERROR,
                 API_ERROR (HTML or unreadable body).
         """
         dpids = [v for group in _DPID_IN_CQL.findall(cql) for v in group.split()]

@@ -4,6 +4,20 @@ Serves the project's own canned DC-NDL responses (``canned/``, written by hand i
 real recordings). It handles requests on parallel threads on purpose, so a client that sends
 two requests at once is *seen* overlapping in :attr:`FakeSru.log`.
 
+Timing is taken where an upstream would see it, so the self-test judges the courtesy floor as
+the NDL would:
+
+- **arrival**: stamped when the fake accepts the connection, before a byte of the request is
+  read. The fake speaks HTTP/1.0 and closes every connection after one response, so every
+  request is its own connection and the accept is the earliest moment it can be seen (stamping
+  per request line read would be later, after the thread was scheduled and the line parsed).
+- **answered**: stamped just before the response is handed to the socket in one write. The
+  client cannot have read the response before that moment, so a client keeping the floor from
+  the end of its exchange shows here as at least the floor, race-free; a stamp taken after the
+  write could land after the client already had the whole response (the thread may be
+  preempted in between) and fail an honest client on a busy machine.
+- **finished**: after the write; a request arriving before it overlapped this one.
+
 Behaviour is chosen by magic words in the CQL, so tests and the self-test can reach every path:
 
 ==================  ===========================================================
@@ -25,6 +39,7 @@ word in the query   answer
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -34,22 +49,28 @@ from importlib import resources
 from itertools import pairwise
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["FakeSru", "RequestRecord"]
+__all__ = ["FakeSru", "RequestRecord", "canned"]
+
+SLOW_S = 3.0
 
 
 @dataclass(frozen=True)
 class RequestRecord:
-    """One request as the fake saw it (monotonic seconds of this process)."""
+    """One request as the fake saw it (monotonic seconds, the same clock as every process)."""
 
-    started: float
+    arrived: float
+    """The connection was accepted."""
+    answered: float
+    """The response was about to be written."""
     finished: float
+    """The response had been written."""
     params: dict[str, str]
     status: int
 
 
 def canned(name: str) -> bytes:
     """A canned response body shipped with the package."""
-    return resources.files("readingroom.setup").joinpath("canned", name).read_bytes()
+    return resources.files("readingroom.ndl").joinpath("canned", name).read_bytes()
 
 
 _HTML = (
@@ -59,13 +80,18 @@ _HTML = (
 
 
 class FakeSru:
-    """Run with ``with FakeSru(latency=0.05) as fake: fake.url``."""
+    """Run with ``with FakeSru(latency=0.05) as fake: fake.url``.
+
+    Args:
+        latency: seconds each answer waits before it is written (the upstream's work).
+    """
 
     def __init__(self, latency: float = 0.0) -> None:
         self.latency = latency
         self._lock = threading.Lock()
         self._log: list[RequestRecord] = []
         self._seen: set[str] = set()
+        self._arrivals: dict[socket.socket, float] = {}
         self._in_flight = 0
         self.max_in_flight = 0
         self._server: ThreadingHTTPServer | None = None
@@ -84,14 +110,28 @@ class FakeSru:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            # One request per connection: the arrival stamp of the accept is this request's.
+            protocol_version = "HTTP/1.0"
+
             def do_GET(self) -> None:
                 fake._handle(self)
 
             def log_message(self, *args: object) -> None:  # keep stderr quiet
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def get_request(self) -> tuple[socket.socket, object]:
+                conn, address = super().get_request()
+                fake._accepted(conn)
+                return conn, address
+
+            def shutdown_request(self, request: socket.socket) -> None:  # type: ignore[override]
+                fake._forget(request)
+                super().shutdown_request(request)
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self.url
@@ -114,41 +154,56 @@ class FakeSru:
     def log(self) -> list[RequestRecord]:
         """A copy of the request log, in order of arrival."""
         with self._lock:
-            return sorted(self._log, key=lambda r: r.started)
+            return sorted(self._log, key=lambda r: r.arrived)
 
     # ---------------------------------------------------------------- checks
     def overlaps(self) -> int:
-        """How many requests started before the previous one had been answered."""
+        """How many requests arrived before the previous one had been answered."""
         log = self.log
-        return sum(1 for a, b in pairwise(log) if b.started < a.finished)
+        return sum(1 for a, b in pairwise(log) if b.arrived < a.finished)
 
     def gaps(self) -> list[float]:
-        """Seconds between consecutive request starts."""
+        """Seconds between consecutive arrivals."""
         log = self.log
-        return [b.started - a.started for a, b in pairwise(log)]
+        return [b.arrived - a.arrived for a, b in pairwise(log)]
+
+    def floor_gaps(self) -> list[float]:
+        """Seconds from each answer to the next arrival: the courtesy floor as kept here."""
+        log = self.log
+        return [b.arrived - a.answered for a, b in pairwise(log)]
 
     # ---------------------------------------------------------------- serving
-    def _handle(self, req: BaseHTTPRequestHandler) -> None:
-        started = time.monotonic()
+    def _accepted(self, conn: socket.socket) -> None:
         with self._lock:
+            self._arrivals[conn] = time.monotonic()
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
+    def _forget(self, conn: socket.socket) -> None:
+        with self._lock:
+            if self._arrivals.pop(conn, None) is not None:
+                self._in_flight -= 1
+
+    def _handle(self, req: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            arrived = self._arrivals.get(req.request, time.monotonic())  # type: ignore[arg-type]
         params = {k: v[0] for k, v in parse_qs(urlsplit(req.path).query).items()}
         status, headers, body = self._choose(params)
-        delay = self.latency + (3.0 if "__slow__" in params.get("query", "") else 0.0)
+        delay = self.latency + (SLOW_S if "__slow__" in params.get("query", "") else 0.0)
         if delay:
             time.sleep(delay)
+        head = [f"HTTP/1.0 {status} {req.responses.get(status, ('',))[0]}",
+                f"Date: {formatdate(usegmt=True)}", "Connection: close",
+                f"Content-Length: {len(body)}", *(f"{k}: {v}" for k, v in headers.items())]
+        message = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
+        answered = time.monotonic()
         try:
-            req.send_response(status)
-            for k, v in headers.items():
-                req.send_header(k, v)
-            req.send_header("Content-Length", str(len(body)))
-            req.end_headers()
-            req.wfile.write(body)
+            req.wfile.write(message)
+            req.wfile.flush()
         finally:
             with self._lock:
-                self._in_flight -= 1
-                self._log.append(RequestRecord(started, time.monotonic(), params, status))
+                self._log.append(RequestRecord(arrived, answered, time.monotonic(), params,
+                                               status))
 
     def _choose(self, params: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
         query = params.get("query", "")

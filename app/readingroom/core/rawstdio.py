@@ -1,7 +1,8 @@
 """A minimal JSON-RPC-over-stdio client that keeps every byte the server wrote to stdout.
 
 The SDK's client hides stray output (it logs and carries on); this one records each raw line so
-a test or the self-test can prove stdout carried JSON-RPC only, with LF framing and no CR.
+a test or a server's self-test (:mod:`readingroom.core.selftest`) can prove stdout carried
+JSON-RPC only, with LF framing and no CR.
 """
 
 from __future__ import annotations
@@ -14,9 +15,27 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, BinaryIO
 
-__all__ = ["RawStdioClient", "StdioProtocolError"]
+__all__ = ["RawStdioClient", "StdioProtocolError", "stdout_problems"]
 
 PROTOCOL_VERSION = "2025-06-18"
+
+
+def stdout_problems(lines: Sequence[bytes]) -> list[str]:
+    """Every way these stdout lines broke the rules: non-JSON, CR bytes, not JSON-RPC 2.0."""
+    problems = []
+    for n, line in enumerate(lines, 1):
+        if b"\r" in line:
+            problems.append(f"stdout line {n} contains a CR byte")
+        if not line.endswith(b"\n"):
+            problems.append(f"stdout line {n} is not LF-terminated")
+        try:
+            msg = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            problems.append(f"stdout line {n} is not JSON: {line[:60]!r}")
+            continue
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+            problems.append(f"stdout line {n} is not a JSON-RPC 2.0 message")
+    return problems
 
 
 class StdioProtocolError(RuntimeError):
@@ -140,23 +159,10 @@ class RawStdioClient:
         return resp["result"]
 
     def stdout_problems(self) -> list[str]:
-        """Every way stdout broke the rules: non-JSON lines, CR bytes, non-JSON-RPC objects."""
-        problems = []
+        """Every way stdout broke the rules so far (see :func:`stdout_problems`)."""
         with self._cond:
             lines = list(self.raw_lines)
-        for n, line in enumerate(lines, 1):
-            if b"\r" in line:
-                problems.append(f"stdout line {n} contains a CR byte")
-            if not line.endswith(b"\n"):
-                problems.append(f"stdout line {n} is not LF-terminated")
-            try:
-                msg = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                problems.append(f"stdout line {n} is not JSON: {line[:60]!r}")
-                continue
-            if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
-                problems.append(f"stdout line {n} is not a JSON-RPC 2.0 message")
-        return problems
+        return stdout_problems(lines)
 
     def close(self, timeout: float = 10.0) -> int:
         """Close stdin, wait for the process to exit, and return its exit code."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -15,12 +16,16 @@ from readingroom.core import http as http_module
 from readingroom.core.clock import FakeClock
 from readingroom.core.errors import Code, CoreError
 from readingroom.core.http import (
+    SECRET_HEADER_NAMES,
     HttpClient,
     Politeness,
     RateLimitedError,
+    UpstreamBodyError,
     UpstreamHttpError,
     UpstreamTransportError,
+    redact_headers,
 )
+from readingroom.core.ledger import redact
 
 pytestmark = pytest.mark.anyio
 
@@ -56,6 +61,7 @@ class Upstream:
         self.respond = respond or (lambda request, n: httpx.Response(200, text="ok"))
         self.hold = hold
         self.starts: list[float] = []
+        self.ends: list[float] = []
         self.requests: list[httpx.Request] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -74,6 +80,7 @@ class Upstream:
             return response
         finally:
             self.in_flight -= 1
+            self.ends.append(self.clock.monotonic())
 
     @property
     def paths(self) -> list[str]:
@@ -81,6 +88,10 @@ class Upstream:
 
     def gaps(self) -> list[float]:
         return [b - a for a, b in zip(self.starts, self.starts[1:], strict=False)]
+
+    def rests(self) -> list[float]:
+        """Seconds from the end of each exchange to the start of the next."""
+        return [b - a for a, b in zip(self.ends, self.starts[1:], strict=False)]
 
 
 def make_client(
@@ -502,8 +513,281 @@ def test_all_is_honest() -> None:
         "HttpClient",
         "Politeness",
         "RateLimitedError",
+        "Revealable",
+        "SECRET_HEADER_NAMES",
+        "UpstreamBodyError",
         "UpstreamHttpError",
         "UpstreamTransportError",
+        "redact_headers",
     ]
     for name in http_module.__all__:
         assert hasattr(http_module, name)
+
+
+# --- the floor counts from the end of the previous exchange --------------------------------
+
+
+async def test_serial_floor_counts_from_the_end_of_a_slow_exchange(clock: FakeClock) -> None:
+    upstream = Upstream(clock, hold=2.5)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                for i in range(3):
+                    tg.start_soon(client.get, f"{BASE}?n={i}")
+    assert upstream.rests() == [pytest.approx(1.0)] * 2
+    assert upstream.starts == [pytest.approx(t) for t in (1000.0, 1003.5, 1007.0)]
+
+
+async def test_serial_floor_counts_from_a_failed_exchange(clock: FakeClock) -> None:
+    async def respond(request: httpx.Request, n: int) -> httpx.Response:
+        if n == 1:
+            await clock.sleep(3.0)  # the read times out after three seconds
+            raise httpx.ReadTimeout("timed out", request=request)
+        return OK
+
+    upstream = Upstream(clock, respond)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(UpstreamTransportError):
+            await client.get(BASE)
+        await client.get(BASE)
+    assert upstream.ends[0] == pytest.approx(1003.0)
+    assert upstream.starts[1] == pytest.approx(1004.0)
+
+
+async def test_serial_floor_counts_from_a_cancelled_exchange(clock: FakeClock) -> None:
+    sent = anyio.Event()
+
+    async def respond(request: httpx.Request, n: int) -> httpx.Response:
+        if n == 1:
+            sent.set()
+            await anyio.Event().wait()  # never answers
+        return OK
+
+    upstream = Upstream(clock, respond)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.get, BASE)
+                await sent.wait()
+                clock.advance(2.0)
+                tg.cancel_scope.cancel()
+        await client.get(BASE)
+    assert upstream.ends[0] == pytest.approx(1002.0)
+    assert upstream.starts[1] == pytest.approx(1003.0)
+
+
+@pytest.mark.parametrize(("retry_after", "rest"), [("0", 1.0), ("3", 3.0)])
+async def test_a_retry_keeps_the_floor_from_the_end_of_the_429(
+    clock: FakeClock, retry_after: str, rest: float
+) -> None:
+    upstream = Upstream(clock, scripted(too_many(retry_after), OK), hold=2.0)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        response = await client.get(BASE)
+    assert response.status_code == 200
+    assert upstream.rests() == [pytest.approx(rest)]
+
+
+async def test_non_serial_floor_stays_between_starts(clock: FakeClock) -> None:
+    upstream = Upstream(clock, hold=2.5)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=False)) as client:
+        await client.get(BASE)
+        await client.get(BASE)
+    # The second waited nothing: 2.5 s had passed since the first start.
+    assert upstream.starts == [pytest.approx(1000.0), pytest.approx(1002.5)]
+
+
+async def test_the_end_is_stamped_after_the_body_is_read(clock: FakeClock) -> None:
+    class SlowBody(httpx.AsyncByteStream):
+        async def __aiter__(self):
+            yield b"<part/>"
+            await clock.sleep(4.0)  # the rest of the body takes four seconds to arrive
+            yield b"<rest/>"
+
+    upstream = Upstream(clock, lambda request, n: httpx.Response(200, stream=SlowBody()))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        first = await client.get(BASE)
+        await client.get(BASE)
+    assert first.content == b"<part/><rest/>"
+    assert upstream.starts[1] == pytest.approx(1005.0)
+
+
+# --- secrets in headers ----------------------------------------------------------------------
+
+HEADER_SECRET = "HDRSECRET987"
+
+
+class Secret:
+    """A value that shows itself only through reveal(), like core.secrets.SecretValue."""
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret(***)"
+
+
+@pytest.mark.parametrize("case", list(ERROR_CASES))
+async def test_errors_and_logs_never_carry_header_secrets(
+    clock: FakeClock, case: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    respond, expected = ERROR_CASES[case]
+    upstream = Upstream(clock, respond)
+    client = make_client(upstream, clock, Politeness(min_interval=1.0, serial=True),
+                         headers={"Authorization": f"Bearer {HEADER_SECRET}"})
+    async with client:
+        with pytest.raises(expected) as caught:
+            await client.get(f"{BASE}?{QUERY}",
+                             headers={"X-Api-Key": Secret(HEADER_SECRET), "X-Custom": "seen"})
+    sent = upstream.requests[-1].headers
+    assert sent["Authorization"] == f"Bearer {HEADER_SECRET}"  # it was really sent
+    assert sent["X-Api-Key"] == HEADER_SECRET and sent["X-Custom"] == "seen"
+    error = caught.value
+    for text in (str(error), repr(error), error.message, repr(error.details), error.remediation,
+                 caplog.text, repr(client)):
+        for leak in (HEADER_SECRET, *LEAKS):
+            assert leak not in text, (case, leak, text)
+    assert error.__cause__ is None
+    assert error.__context__ is None or error.__suppress_context__
+
+
+async def test_each_exchange_is_logged_at_debug_without_query_or_headers(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="readingroom.core.http")
+    upstream = Upstream(clock)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        await client.get(f"{BASE}?{QUERY}", headers={"Authorization": HEADER_SECRET})
+    assert "GET https://api.example.org/search -> HTTP 200" in caplog.text
+    for leak in (HEADER_SECRET, *LEAKS):
+        assert leak not in caplog.text
+
+
+@pytest.mark.parametrize("value", [f"Bearer {HEADER_SECRET}\r\nX-Evil: 1", f"{HEADER_SECRET}é",
+                                   f"{HEADER_SECRET}\0"], ids=["crlf", "non-ascii", "nul"])
+async def test_an_unsendable_header_is_refused_without_its_value(
+    clock: FakeClock, value: str
+) -> None:
+    upstream = Upstream(clock)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(CoreError) as caught:
+            await client.get(BASE, headers={"Authorization": Secret(value)})
+    error = caught.value
+    assert error.code is Code.INVALID_INPUT
+    assert error.details == {"header": "Authorization", "host": "api.example.org"}
+    for text in (str(error), repr(error.details), error.remediation):
+        assert HEADER_SECRET not in text
+    assert error.__context__ is None and error.__cause__ is None
+    assert upstream.requests == []
+
+
+def test_redact_headers_masks_like_the_ledger_masks_parameters() -> None:
+    headers = {"Authorization": "Bearer x", "x-api-key": "k", "Cookie": "c",
+               "Accept": "application/json", "X-Token-Ish": Secret("s")}
+    shown = redact_headers(headers)
+    assert shown == {"Authorization": "[REDACTED]", "x-api-key": "[REDACTED]",
+                     "Cookie": "[REDACTED]", "Accept": "application/json",
+                     "X-Token-Ish": "[REDACTED]"}
+    # The same marker and name comparison as the query-string redaction of the ledger.
+    assert redact({"APPID": "v"}) == {"APPID": shown["Authorization"]}
+    assert {"appid", "authorization", "x-api-key"} <= SECRET_HEADER_NAMES
+    assert redact_headers({"X-Mine": "m"}, secret_names={"X-MINE"}) == {"X-Mine": "[REDACTED]"}
+    assert redact_headers(httpx.Headers({"Authorization": "b"})) == {
+        "authorization": "[REDACTED]"}
+
+
+# --- JSON and POST ------------------------------------------------------------------------
+
+
+def json_reply(body: bytes | str, status: int = 200) -> Respond:
+    data = body.encode() if isinstance(body, str) else body
+    return lambda request, n: httpx.Response(
+        status, content=data, headers={"Content-Type": "application/json"})
+
+
+async def test_get_json_returns_the_parsed_body_and_asks_for_json(clock: FakeClock) -> None:
+    upstream = Upstream(clock, json_reply('{"results": [{"title": "吾輩は猫である"}]}'))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        data = await client.get_json(BASE, {"q": "猫"})
+        await client.get_json(BASE, headers={"accept": "application/vnd.api+json"})
+    assert data == {"results": [{"title": "吾輩は猫である"}]}
+    assert upstream.requests[0].headers["Accept"] == "application/json"
+    assert upstream.requests[0].url.params["q"] == "猫"
+    assert upstream.requests[1].headers["Accept"] == "application/vnd.api+json"
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"<html><body>Wartungsarbeiten SECRET123</body></html>", "not JSON"),
+        (b"", "not JSON"),
+        (b'{"title": "\xff\xfe SECRET123"}', "not UTF-8"),
+        (b"[" * 100_000, "nested too deeply"),
+    ],
+    ids=["html", "empty", "not-utf8", "deep"],
+)
+async def test_a_body_that_is_not_json_is_a_typed_api_error(
+    clock: FakeClock, body: bytes, reason: str
+) -> None:
+    upstream = Upstream(clock, json_reply(body))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(UpstreamBodyError) as caught:
+            await client.get_json(f"{BASE}?{QUERY}")
+    error = caught.value
+    assert error.code is Code.API_ERROR
+    assert error.details == {"status": 200, "host": "api.example.org", "path": "/search",
+                             "content_type": "application/json", "reason": reason}
+    for text in (str(error), repr(error.details), error.remediation):
+        for leak in ("SECRET123", "Wartungsarbeiten", *LEAKS):
+            assert leak not in text
+    assert error.__cause__ is None and error.__suppress_context__
+
+
+async def test_post_json_sends_json_and_returns_json(clock: FakeClock) -> None:
+    upstream = Upstream(clock, json_reply('{"ok": true}'))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        data = await client.post_json(f"{BASE}?a=1", json={"query": "夏目", "limit": 5},
+                                      headers={"X-Api-Key": Secret(HEADER_SECRET)})
+    assert data == {"ok": True}
+    sent = upstream.requests[0]
+    assert sent.method == "POST"
+    assert sent.url.params["a"] == "1"
+    assert sent.headers["Content-Type"] == "application/json"
+    assert sent.headers["X-Api-Key"] == HEADER_SECRET
+    assert json.loads(sent.content) == {"query": "夏目", "limit": 5}
+
+
+async def test_post_sends_a_form_and_is_paced_and_retried(clock: FakeClock) -> None:
+    upstream = Upstream(clock, scripted(too_many("2"), OK), hold=0.5)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        response = await client.post(BASE, data={"term": "猫"})
+    assert response.status_code == 200
+    assert [r.method for r in upstream.requests] == ["POST", "POST"]
+    assert [r.content for r in upstream.requests] == [b"term=%E7%8C%AB"] * 2
+    assert upstream.rests() == [pytest.approx(2.0)]
+
+
+async def test_post_refuses_two_bodies(clock: FakeClock) -> None:
+    upstream = Upstream(clock)
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(ValueError):
+            await client.post(BASE, json={"a": 1}, content=b"x")
+    assert upstream.requests == []
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [(404, UpstreamHttpError), (503, UpstreamTransportError), (429, RateLimitedError)],
+)
+async def test_post_json_maps_statuses_like_get(
+    clock: FakeClock, status: int, expected: type[CoreError]
+) -> None:
+    upstream = Upstream(clock, json_reply('{"error": "SECRET123"}', status=status))
+    rules = Politeness(min_interval=1.0, serial=True, max_retries=0)
+    async with make_client(upstream, clock, rules) as client:
+        with pytest.raises(expected) as caught:
+            await client.post_json(BASE, json={})
+    assert "SECRET123" not in str(caught.value) + repr(caught.value.details)

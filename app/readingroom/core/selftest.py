@@ -1,0 +1,214 @@
+"""What every server's self-test is made of: the report, and the checks any server shares.
+
+A server's self-test (``ServerInfo.self_test``) starts the server as a real stdio subprocess
+(:class:`~readingroom.core.rawstdio.RawStdioClient`) against a loopback fake of its upstream,
+and records each verified property as a :class:`Check` in a :class:`SelfTestReport`. The checks
+here hold for every server of the suite: a clean JSON-RPC stdout, read-only tools, credit and
+the published schema on every envelope, and an intact receipt chain. What a server promised its
+upstream (pacing, caps, guards) it checks itself, from what its fake saw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .rawstdio import RawStdioClient
+
+__all__ = [
+    "Check",
+    "SelfTestReport",
+    "check_credit",
+    "check_envelope_schema",
+    "check_read_only_tools",
+    "check_receipt_chain",
+    "check_stdout_purity",
+    "print_report",
+    "server_env",
+    "stderr_tail",
+    "structured",
+]
+
+_READ_ONLY = {
+    "readOnlyHint": True,
+    "idempotentHint": True,
+    "openWorldHint": True,
+    "destructiveHint": False,
+}
+
+
+@dataclass
+class Check:
+    """One verified property: its name, whether it held, and what was seen."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class SelfTestReport:
+    """All checks of one server's self-test, with its command and the time taken.
+
+    Attributes:
+        server: the server's name (``ndl-mcp``).
+        command: the command line the server was started with.
+        checks: the checks, in the order they were made.
+        seconds: wall time of the whole self-test.
+        measures: numbers behind the checks, for benchmarks (e.g. the smallest gap the fake
+            saw), by name with their unit as suffix (``_s``).
+    """
+
+    server: str
+    command: list[str]
+    checks: list[Check] = field(default_factory=list)
+    seconds: float = 0.0
+    measures: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """True when there is at least one check and every check passed."""
+        return bool(self.checks) and all(c.ok for c in self.checks)
+
+    def add(self, name: str, ok: bool, detail: str) -> bool:
+        """Record a check and return its outcome."""
+        self.checks.append(Check(name, bool(ok), detail))
+        return bool(ok)
+
+    def render(self) -> str:
+        """A short human-readable report: one line per check and a verdict."""
+        lines = [f"readingroom self-test: {self.server} = {' '.join(self.command)}"]
+        for c in self.checks:
+            lines.append(f"  {'PASS' if c.ok else 'FAIL'}  {c.name}: {c.detail}")
+        verdict = "all checks passed" if self.ok else "FAILED"
+        lines.append(f"{verdict} in {self.seconds:.1f} s")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data (what ``readingroom self-test --json`` prints)."""
+        return {
+            "server": self.server,
+            "ok": self.ok,
+            "seconds": round(self.seconds, 2),
+            "command": list(self.command),
+            "checks": [asdict(c) for c in self.checks],
+            "measures": {k: round(v, 4) for k, v in self.measures.items()},
+        }
+
+
+def server_env(overrides: Mapping[str, str], *, drop: Iterable[str] = ()) -> dict[str, str]:
+    """This process's environment with ``overrides`` set and ``drop`` removed, for the server."""
+    env = {k: v for k, v in os.environ.items() if k not in set(drop)}
+    env.update(overrides)
+    return env
+
+
+def structured(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The envelope (``structuredContent``) of a ``tools/call`` result; {} when absent."""
+    return dict(result.get("structuredContent") or {})
+
+
+def check_read_only_tools(
+    report: SelfTestReport, tools: Sequence[Mapping[str, Any]], expected: set[str]
+) -> bool:
+    """Check ``tools/list`` named exactly ``expected``, each annotated read-only and idempotent."""
+    names = {t.get("name") for t in tools}
+    hinted = all(
+        all(t.get("annotations", {}).get(hint) is value for hint, value in _READ_ONLY.items())
+        for t in tools
+    )
+    return report.add(
+        f"{len(expected)} tools, read-only",
+        names == expected and hinted,
+        f"{len(names)} tools: {', '.join(sorted(str(n) for n in names))}"
+        + ("" if hinted else "; some lack the read-only annotations"),
+    )
+
+
+def check_stdout_purity(report: SelfTestReport, client: RawStdioClient, exit_code: int) -> bool:
+    """Check every stdout line was JSON-RPC with LF framing and the server exited with 0."""
+    problems = client.stdout_problems()
+    if problems:
+        detail = "; ".join(problems[:3])
+    else:
+        detail = (f"{len(client.raw_lines)} stdout lines, all JSON-RPC with LF only; "
+                  f"exit code {exit_code}")
+    return report.add("stdout purity", not problems and exit_code == 0, detail)
+
+
+def check_credit(report: SelfTestReport, envelopes: Sequence[Mapping[str, Any]]) -> bool:
+    """Check every envelope, failures included, carries its attribution."""
+    uncredited = [e.get("operation") for e in envelopes if not e.get("attribution")]
+    return report.add(
+        "credit on every envelope",
+        bool(envelopes) and not uncredited,
+        f"{len(envelopes)} envelopes, uncredited: {uncredited or 'none'}",
+    )
+
+
+def check_envelope_schema(
+    report: SelfTestReport,
+    envelopes: Sequence[Mapping[str, Any]],
+    schema: Mapping[str, Any] | None = None,
+) -> bool:
+    """Check every envelope against the published JSON Schema (``docs/response-schema.json``).
+
+    Args:
+        report: where the check is recorded.
+        envelopes: the envelopes the server returned.
+        schema: the schema; defaults to :func:`readingroom.core.envelope.response_schema`.
+    """
+    import jsonschema
+
+    if schema is None:
+        from .envelope import response_schema
+
+        schema = response_schema()
+    validator = jsonschema.Draft202012Validator(dict(schema))
+    invalid = []
+    for e in envelopes:
+        errors = sorted(validator.iter_errors(dict(e)), key=lambda err: list(err.path))
+        if errors:
+            invalid.append(f"{e.get('operation')}: {errors[0].message}")
+    return report.add(
+        "envelopes match docs/response-schema.json",
+        bool(envelopes) and not invalid,
+        f"{len(envelopes)} checked" if not invalid else "; ".join(invalid[:2]),
+    )
+
+
+def check_receipt_chain(report: SelfTestReport, path: Path, expected: int) -> bool:
+    """Check the ledger at ``path`` holds ``expected`` receipts and its hash chain is intact."""
+    from .ledger import verify
+
+    if not path.exists():
+        return report.add("receipt chain", False, "no receipt ledger was written")
+    result = verify(path)
+    return report.add(
+        "receipt chain",
+        result.ok and result.count == expected,
+        f"{result.count} receipts for {expected} requests, chain "
+        f"{'intact' if result.ok else 'BROKEN'}",
+    )
+
+
+def stderr_tail(report: SelfTestReport, path: Path, chars: int = 1500) -> None:
+    """When the report failed, add the tail of the server's stderr log as a last entry."""
+    if report.ok or not path.exists():
+        return
+    tail = path.read_text("utf-8", "replace")[-chars:].strip()
+    if tail:
+        report.add("server stderr (tail)", False, tail.replace("\n", "\n    "))
+
+
+def print_report(report: SelfTestReport, *, as_json: bool = False) -> int:
+    """Print ``report`` (text or JSON) to stdout; 0 when it passed, else 1."""
+    if as_json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(report.render())
+    return 0 if report.ok else 1

@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> Envelope:
-    from .service import BookService
+    from .service import BookService, envelope_data
 
     if args.command == "demo":
         from .demo import run_demo
@@ -215,13 +215,13 @@ def _run(args: argparse.Namespace) -> Envelope:
         env, png = service.render_page(args.book_id, args.page_index, dpi=args.dpi,
                                        clip=_clip(args.clip))
         args.out.write_bytes(png)
-        env.data["out"] = str(args.out)
+        envelope_data(env)["out"] = str(args.out)
         return env
     if cmd == "epub-image":
         env, data, _mime = service.epub_image(args.book_id, _locator_arg(args.locator),
                                               args.href)
         args.out.write_bytes(data)
-        env.data["out"] = str(args.out)
+        envelope_data(env)["out"] = str(args.out)
         return env
     if cmd == "list":
         return service.list()

@@ -155,7 +155,7 @@ def make_demo_epub(path: Path) -> Path:
 
 def run_demo(*, keep: Path | None = None, say: Callable[[str], None] = print) -> Envelope:
     """Run the demo end to end and return a report envelope; raises on any failed check."""
-    from .service import BookService
+    from .service import BookService, envelope_data
 
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="book-agent-demo-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -196,21 +196,22 @@ def run_demo(*, keep: Path | None = None, say: Callable[[str], None] = print) ->
     check("locate --text", status == "verified", f"{status}: «{sentence[:60]}»")
     locator = located.items[0]["locator"]
     read = service.read_source(locator)
-    check("read-source", read.data["verified"],
+    check("read-source", envelope_data(read)["verified"],
           f"page index {locator['page_index']} (label {locator.get('page_label')})")
 
     env, png = service.render_page("demo-pdf", locator["page_index"])
     png_path = root / f"page-{locator['page_index']}.png"
     png_path.write_bytes(png)
-    check("render-page", png.startswith(b"\x89PNG"), f"{env.data['width']}×"
-          f"{env.data['height']} PNG, {len(png)} bytes → {png_path}")
+    page = envelope_data(env)
+    check("render-page", png.startswith(b"\x89PNG"), f"{page['width']}×"
+          f"{page['height']} PNG, {len(png)} bytes → {png_path}")
 
     ehits = service.search("demo-epub", "undertakings", top_k=1).items
     check("search EPUB", bool(ehits), f"top hit {ehits[0]['record_id']}" if ehits else "none")
     eloc = service.locate("demo-epub", record_id=ehits[0]["record_id"]).items[0]["locator"]
     check("EPUB locator", eloc["kind"] == "epub_chapter", f"chapter {eloc.get('href')}")
 
-    skill = service.skill_file("demo-pdf", "SKILL.md").data
+    skill = envelope_data(service.skill_file("demo-pdf", "SKILL.md"))
     check("Book Skill", skill["text"].startswith("---"), f"skill {skill['skill_name']}")
     say(f"files: data {root / 'data'}; sources {sources}; page render {png_path}")
     return Envelope(server="book-agent", operation="book_demo", items=checks,

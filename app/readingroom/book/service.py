@@ -27,7 +27,8 @@ from .model import Record, SourceDocument, SourceUnit
 from .package import BookPackage, Registry, book_id_from_name, check_book_id
 from .records import build_book_text
 
-__all__ = ["DEFAULT_MAX_CHARS", "MAX_CHARS_CEILING", "SERVER_NAME", "BookService"]
+__all__ = ["DEFAULT_MAX_CHARS", "MAX_CHARS_CEILING", "SERVER_NAME", "BookService",
+           "envelope_data"]
 
 SERVER_NAME = "book-agent"
 DEFAULT_MAX_CHARS = 8000
@@ -439,7 +440,8 @@ class BookService:
         budget = _max_chars(max_chars)
         lo = max(0, rec.order - neighbors)
         hi = min(len(loaded.records), rec.order + neighbors + 1)
-        items, truncated = [], False
+        items: list[dict[str, Any]] = []
+        truncated = False
         for r in loaded.records[lo:hi]:
             remaining = budget - sum(len(i["text"]) for i in items)
             if remaining <= 0:
@@ -492,7 +494,8 @@ class BookService:
                             f"outside book.md (1-{len(lines)}).",
                             remediation="Use line numbers from records or search hits.")
         budget = _max_chars(max_chars)
-        out, used, last = [], 0, start_line - 1
+        out: list[str] = []
+        used, last = 0, start_line - 1
         for n in range(start_line, min(end_line, len(lines)) + 1):
             line = lines[n - 1]
             if used + len(line) + 1 > budget:
@@ -589,6 +592,14 @@ class BookService:
             "book_id": book_id, "chapter": loc.href, "href": href, "path": image.path,
             "mime_type": image.media_type, "bytes": len(image.data)})
         return env, image.data, image.media_type
+
+
+def envelope_data(env: Envelope) -> dict[str, Any]:
+    """``env.data`` of an operation that always returns a result object; its absence is a bug."""
+    if env.data is None:
+        raise CoreError(Code.INTERNAL_ERROR, f"{env.operation} returned no data object.",
+                        remediation="Report this as a book-agent bug.")
+    return env.data
 
 
 def _unit_span(units: list[SourceUnit], r: Record) -> dict[str, Any]:

@@ -122,8 +122,8 @@ def _column_order(blocks: list[Box], page_width: float) -> list[Box]:
     for b in blocks:
         if column_of(b) is None:
             continue
-        band = sum(1 for s in spanning if s.y0 <= b.y0)
-        bands[band].append(b)
+        band_index = sum(1 for s in spanning if s.y0 <= b.y0)
+        bands[band_index].append(b)
     ordered: list[Box] = []
     for i, band in enumerate(bands):
         ordered.extend(sorted(band, key=lambda b: (column_of(b), b.y0, b.x0)))

@@ -91,9 +91,9 @@ def read_markdown(
     if not starts or any(line.strip() for line in lines[body_start : starts[0]]):
         first = _first_text_line(lines, body_start)
         sections.append((first, starts[0] if starts else len(lines), None))
-    for i, heading in enumerate(headings):
+    for i, entry in enumerate(headings):
         end = starts[i + 1] if i + 1 < len(starts) else len(lines)
-        sections.append((heading.line, end, heading))
+        sections.append((entry.line, end, entry))
     if not any(line.strip() for a, b, _h in sections for line in lines[a:b]):
         raise CoreError(
             Code.EMPTY_SOURCE,

@@ -107,8 +107,8 @@ def _match_at(norm: str, segments: tuple[Segment, ...], p: int) -> int | None:
 def make_snippet(text: str, norm: str, offmap: tuple[array, array],
              terms: Sequence[QueryTerm]) -> tuple[str, list[str]]:
     """A tidy window of raw text around the first match, matches marked, and the terms found."""
-    found = [(term, span) for term in terms
-             if (span := find_term(norm, term, 0)) is not None]
+    found = [(term, first_span) for term in terms
+             if (first_span := find_term(norm, term, 0)) is not None]
     n = len(norm)
     if found:
         s0, e0 = min(span for _, span in found)

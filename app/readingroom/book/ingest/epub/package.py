@@ -127,7 +127,7 @@ def read_package(reader: _Reader) -> _Package:
         for ref in _children(spine_el, "itemref"):
             if ref.get("idref"):
                 spine.append((ref.get("idref"), (ref.get("linear") or "yes") != "no"))
-    if not spine:
+    if spine_el is None or not spine:
         raise CoreError(
             Code.EMPTY_SOURCE,
             "The EPUB's spine lists no chapters.",

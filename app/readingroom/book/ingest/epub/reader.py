@@ -92,9 +92,9 @@ class _Reader:
         total = len(package.spine)
         non_linear = 0
         for done, (idref, linear) in enumerate(package.spine, start=1):
-            unit = self.spine_unit(idref, len(units), manifest_paths, package)
-            if unit is not None:
-                unit, heading = unit
+            found = self.spine_unit(idref, len(units), manifest_paths, package)
+            if found is not None:
+                unit, heading = found
                 non_linear += not linear
                 if unit.href is not None and unit.href not in chapters:
                     chapters[unit.href] = unit.index

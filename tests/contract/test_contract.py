@@ -7,6 +7,7 @@ started once for the module; the last test closes its stdin and judges everythin
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -16,7 +17,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from mcp.types import INVALID_PARAMS
+from mcp.types import INVALID_PARAMS, JSONRPCMessage
 
 from readingroom.catalog import SERVERS
 from readingroom.core.declaration import ServerInfo
@@ -172,6 +173,17 @@ def test_unknown_tool_is_a_jsonrpc_invalid_params_error(running: Running):
     assert response["error"]["data"]["available_tools"] == sorted(t["name"] for t in running.tools)
 
 
+def test_help_goes_to_stderr_and_names_every_setting(running: Running):
+    with ExitStack() as stack:
+        env = running.case.environment(stack)
+        done = subprocess.run([*running.case.command(), "--help"], env=env,
+                              capture_output=True, timeout=START_S)
+    assert done.returncode == 0 and done.stdout == b""
+    text = done.stderr.decode("utf-8")
+    assert text.startswith(f"{running.server.name} ")
+    assert all(setting.name in text for setting in running.server.all_settings)
+
+
 # --- 6 and 7. clean stdout, clean exit (keep this test last: it closes the server) ----------
 
 
@@ -179,12 +191,14 @@ def test_stdout_is_json_rpc_only_and_stdin_close_exits_zero(running: Running):
     assert running.client.close() == 0, running.stderr.read_text("utf-8", "replace")[-2000:]
     assert running.client.stdout_problems() == []
     assert len(running.client.raw_lines) == len(running.client.messages) > 2
+    for message in running.client.messages:  # a request, notification, result or error
+        JSONRPCMessage.model_validate(message)
 
 
 # --- 8. cancel -------------------------------------------------------------------------------
 
 CANCEL_PARAMS = [pytest.param(s, id=s.name) for s in CONTRACT_SERVERS
-                 if case_for(s).slow_call is not None]
+                 if s.name in CASES and CASES[s.name].slow_call is not None]
 
 
 @pytest.mark.parametrize("server", CANCEL_PARAMS)

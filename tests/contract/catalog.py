@@ -20,6 +20,7 @@ from readingroom.catalog import SERVERS
 from readingroom.core.declaration import ServerInfo
 from readingroom.ndl import ENV_NDL_SRU_URL
 from readingroom.ndl import SERVER as NDL
+from readingroom.ndl.fake_sru import FakeSru
 
 from .toy_server import SERVER as TOY
 
@@ -52,10 +53,6 @@ def no_upstream(_stack: ExitStack) -> Mapping[str, str]:
 
 def ndl_upstream(stack: ExitStack) -> Mapping[str, str]:
     """A loopback fake of NDL Search's SRU endpoint, for ndl-mcp."""
-    try:
-        from readingroom.ndl.fake_sru import FakeSru
-    except ModuleNotFoundError:  # before the fake moved next to its server
-        from readingroom.setup.fakesru import FakeSru  # type: ignore[no-redef]
     fake = stack.enter_context(FakeSru())
     return {ENV_NDL_SRU_URL: fake.url}
 

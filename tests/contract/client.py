@@ -7,13 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-try:
-    from readingroom.core.rawstdio import RawStdioClient, StdioProtocolError
-except ModuleNotFoundError:  # before the client moved into core
-    from readingroom.setup.rawclient import (  # type: ignore[no-redef]
-        RawStdioClient,
-        StdioProtocolError,
-    )
+from readingroom.core.rawstdio import RawStdioClient, StdioProtocolError
 
 __all__ = ["ContractClient", "StdioProtocolError"]
 

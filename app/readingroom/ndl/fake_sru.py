@@ -148,6 +148,7 @@ class FakeSru:
         """The SRU endpoint, for NDL_SRU_URL."""
         assert self._server is not None
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # AF_INET: (host, port)
         return f"http://{host}:{port}/api/sru"
 
     @property

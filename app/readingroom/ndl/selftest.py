@@ -32,7 +32,7 @@ from ..core.selftest import (
 )
 from .fake_sru import FakeSru
 
-__all__ = ["CONCURRENT_CALLS", "EXPECTED_TOOLS", "run_self_test"]
+__all__ = ["CONCURRENT_CALLS", "EXPECTED_TOOLS", "FLOOR_S", "run_self_test"]
 
 EXPECTED_TOOLS = {
     "ndl_search_books",
@@ -53,6 +53,7 @@ CONCURRENT_CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 """The searches fired at once; each sends one request."""
 FLOOR_S = 1.0
+"""The courtesy floor the fake must see from each answer to the next arrival."""
 MAX_RECORDS = 100
 FAKE_LATENCY_S = 0.05
 

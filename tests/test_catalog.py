@@ -11,7 +11,7 @@ from pathlib import Path
 from readingroom.catalog import BUNDLED_PROGRAMS, PROGRAMS, SERVERS
 from readingroom.core.declaration import Program
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "build"))
 import entry_scripts  # noqa: E402
 

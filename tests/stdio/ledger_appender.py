@@ -1,7 +1,10 @@
 """Helper process for test_ledger_processes.py: append receipts once released.
 
 Usage: ledger_appender.py LEDGER WORKER COUNT. Prints ``ready`` once imported, then blocks on
-a line from stdin so the parent can release every worker at the same moment.
+a line from stdin so the parent can release every worker at the same moment. After its first
+receipt it prints ``first`` and blocks again: the parent releases the rest only once every
+worker has appended one, so the workers' lines are sure to interleave however the machine
+schedules them.
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ def main() -> int:
         if not outcome.deposited:
             print(f"worker {worker} receipt {i}: {outcome.message}", file=sys.stderr)
             return 1
+        if i == 0:
+            print("first", flush=True)
+            sys.stdin.readline()
     return 0
 
 

@@ -12,7 +12,7 @@ from typing import Protocol
 
 __all__ = ["TEMPLATE", "entry_script", "write_entry_scripts"]
 
-TEMPLATE = '''"""Frozen entry point of ``{name}`` (generated from readingroom.catalog; do not edit)."""
+TEMPLATE = '''"""Frozen entry point of ``{name}`` (made from readingroom.catalog; do not edit)."""
 
 import multiprocessing
 import sys

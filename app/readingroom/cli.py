@@ -18,8 +18,9 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
     text = json.dumps(response_schema(), ensure_ascii=False, indent=2) + "\n"
     if args.out:
-        with open(args.out, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        from .core.files import write_atomically
+
+        write_atomically(args.out, text)
     else:
         sys.stdout.write(text)
     return 0

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..catalog import SERVERS
 from ..core.declaration import COMMON_SETTINGS, ServerInfo, Setting
+from ..core.files import write_atomically
 from ..core.settings import ENV_TOOL_DEADLINE
 
 __all__ = [
@@ -79,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if current != text:
             stale.append(name)
             if args.write:
-                path.write_text(current, encoding="utf-8", newline="\n")
+                write_atomically(path, current)
     for name in stale:
         print(f"{name}: {'rewritten' if args.write else 'stale (run with --write)'}",
               file=sys.stderr)

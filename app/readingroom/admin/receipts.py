@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..core.files import write_atomically
 from ..core.ledger import VerifyReport, iter_receipts, verify
 from ..core.settings import ENV_RECEIPT_LOG
 
@@ -144,7 +145,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     out: Path | None = getattr(args, "out", None)
     if out is not None:
         # A BOM lets spreadsheet programs read the CSV as UTF-8 (Japanese terms survive).
-        out.write_text(text, encoding="utf-8-sig" if fmt == "csv" else "utf-8", newline="")
+        write_atomically(out, ("\ufeff" if fmt == "csv" else "") + text)
         print(f"wrote {len(receipts)} receipts to {out}", file=sys.stderr)
     else:
         _emit(text)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.envelope import Envelope
 from ..core.errors import Code, CoreError
+from ..core.files import write_atomically
 
 __all__ = ["build_parser", "default_data_dir", "main", "render_text"]
 
@@ -214,13 +215,13 @@ def _run(args: argparse.Namespace) -> Envelope:
     if cmd == "render-page":
         env, png = service.render_page(args.book_id, args.page_index, dpi=args.dpi,
                                        clip=_clip(args.clip))
-        args.out.write_bytes(png)
+        write_atomically(args.out, png)
         envelope_data(env)["out"] = str(args.out)
         return env
     if cmd == "epub-image":
         env, data, _mime = service.epub_image(args.book_id, _locator_arg(args.locator),
                                               args.href)
-        args.out.write_bytes(data)
+        write_atomically(args.out, data)
         envelope_data(env)["out"] = str(args.out)
         return env
     if cmd == "list":

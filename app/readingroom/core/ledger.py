@@ -30,6 +30,7 @@ from filelock import FileLock, Timeout
 
 from .envelope import utc_now_iso
 from .errors import Code
+from .files import write_atomically
 from .settings import ENV_RECEIPT_LOG
 
 __all__ = [
@@ -343,13 +344,9 @@ class Ledger:
         return prefix, last_seq + 1, last_hash, torn
 
     def _write_head(self, count: int, digest: str) -> None:
-        tmp = Path(str(self.head_path) + ".tmp")
         try:
-            with open(tmp, "wb") as fh:
-                fh.write(canonical_json({"count": count, "hash": digest}))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.head_path)
+            write_atomically(self.head_path, canonical_json({"count": count, "hash": digest}),
+                             keep_mode=False)
         except OSError as exc:
             # The line itself is durable; a stale head is tolerated by verify and rewritten
             # by the next append, so this must not turn a deposited receipt into a failure.

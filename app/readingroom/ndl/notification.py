@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 
 from ..core.declaration import GateStatus
+from ..core.files import write_atomically
 
 __all__ = [
     "KEEPER",
@@ -138,14 +139,12 @@ def record_notification(
         return existing
     recorded = today or date.today()
     path = notification_path(data_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
+    write_atomically(
+        path,
         "NDL Search API notification (section 17 of the NDL Search API terms)\n"
         f"date filed: {filed.isoformat()}\n"
         f"date recorded: {recorded.isoformat()}\n"
         f"form: {NDL_FORM_URL}\n",
-        encoding="utf-8",
-        newline="\n",
     )
     return NotificationRecord(filed, recorded, path)
 

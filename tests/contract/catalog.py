@@ -53,7 +53,8 @@ def no_upstream(_stack: ExitStack) -> Mapping[str, str]:
 
 def ndl_upstream(stack: ExitStack) -> Mapping[str, str]:
     """A loopback fake of NDL Search's SRU endpoint, for ndl-mcp."""
-    fake = stack.enter_context(FakeSru())
+    # A __slow__ query takes 30 s here, long enough that only a real cancel frees the slot.
+    fake = stack.enter_context(FakeSru(slow_seconds=30.0))
     return {ENV_NDL_SRU_URL: fake.url}
 
 
@@ -66,8 +67,9 @@ class ContractCase:
     """A valid call that succeeds against the fakes."""
     upstream: Upstream = no_upstream
     slow_call: Call | None = None
-    """A call that runs for at least ten seconds and sends one progress notification once it
-    has begun (when the request carries a progress token); the cancel point needs it."""
+    """A call that runs for at least ten seconds once begun (core.mcpkit sends a progress
+    notification when a call with a progress token leaves the admission queue); the cancel
+    point needs it."""
     pythonpath: tuple[Path, ...] = field(default=())
     """Folders the server needs on ``PYTHONPATH`` (test servers live outside the package)."""
 
@@ -105,7 +107,8 @@ TEST_SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
 """Servers that exist only in the tests, one line each."""
 
 CASES: dict[str, ContractCase] = {c.name: c for c in (
-    ContractCase(NDL, ("ndl_search_books", {"title": "吾輩は猫である"}), ndl_upstream),
+    ContractCase(NDL, ("ndl_search_books", {"title": "吾輩は猫である"}), ndl_upstream,
+                 slow_call=("ndl_search_books", {"title": "__slow__"})),
     ContractCase(TOY, ("toy_echo", {"text": "hello"}), pythonpath=(HERE,),
                  slow_call=("toy_wait", {"seconds": 60, "label": "slow"})),
 )}

@@ -153,6 +153,16 @@ def build_server(
             env.attribution = list(info.credit)
         return to_result(env)
 
+    async def report_started(tool_name: str) -> None:
+        # A host that asked for progress learns the call left the admission queue; it is also
+        # the signal a client needs to cancel a call that has really begun.
+        ctx = server.request_context
+        token = ctx.meta.progressToken if ctx.meta is not None else None
+        if token is not None:
+            await ctx.session.send_progress_notification(
+                token, 0.0, message=f"{tool_name} started", related_request_id=ctx.request_id
+            )
+
     async def run_tool(spec: ToolSpec, arguments: dict[str, Any]) -> types.CallToolResult:
         tool_name = spec.name
         try:
@@ -166,6 +176,7 @@ def build_server(
             )
             return send(Envelope.failure(name, tool_name, err), tool_name)
         async with admission:
+            await report_started(tool_name)
             try:
                 with anyio.fail_after(deadline_s):
                     env = await spec.handler(args)

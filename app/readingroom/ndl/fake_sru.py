@@ -84,10 +84,12 @@ class FakeSru:
 
     Args:
         latency: seconds each answer waits before it is written (the upstream's work).
+        slow_seconds: the extra wait of a ``__slow__`` query.
     """
 
-    def __init__(self, latency: float = 0.0) -> None:
+    def __init__(self, latency: float = 0.0, *, slow_seconds: float = SLOW_S) -> None:
         self.latency = latency
+        self.slow_seconds = slow_seconds
         self._lock = threading.Lock()
         self._log: list[RequestRecord] = []
         self._seen: set[str] = set()
@@ -190,7 +192,8 @@ class FakeSru:
             arrived = self._arrivals.get(req.request, time.monotonic())  # type: ignore[arg-type]
         params = {k: v[0] for k, v in parse_qs(urlsplit(req.path).query).items()}
         status, headers, body = self._choose(params)
-        delay = self.latency + (SLOW_S if "__slow__" in params.get("query", "") else 0.0)
+        delay = self.latency + (self.slow_seconds if "__slow__" in params.get("query", "")
+                                else 0.0)
         if delay:
             time.sleep(delay)
         head = [f"HTTP/1.0 {status} {req.responses.get(status, ('',))[0]}",

@@ -10,7 +10,6 @@ from collections.abc import Mapping
 
 import anyio
 from mcp.server.lowlevel import Server
-from mcp.server.lowlevel.server import request_ctx
 from pydantic import BaseModel, ConfigDict, Field
 
 from readingroom.core.envelope import Envelope
@@ -83,16 +82,6 @@ class WaitRoom:
         return self._released[label].is_set()
 
 
-async def _report_begun(seconds: float) -> None:
-    """Send one progress notification when the client asked for progress: "I have begun"."""
-    ctx = request_ctx.get()
-    token = ctx.meta.progressToken if ctx.meta is not None else None
-    if token is not None:
-        await ctx.session.send_progress_notification(
-            token, 0.0, total=seconds, message="waiting", related_request_id=ctx.request_id
-        )
-
-
 def tool_specs(room: WaitRoom | None = None) -> list[ToolSpec]:
     """The three toy tools; ``toy_wait`` is held by ``room`` when one is given."""
 
@@ -100,7 +89,6 @@ def tool_specs(room: WaitRoom | None = None) -> list[ToolSpec]:
         return Envelope(server=SERVER.name, operation="toy_echo", data={"text": args.text})
 
     async def wait(args: WaitInput) -> Envelope:
-        await _report_begun(args.seconds)
         if room is None:
             await anyio.sleep(args.seconds)
             released = False

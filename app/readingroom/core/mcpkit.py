@@ -160,7 +160,8 @@ def build_server(
         token = ctx.meta.progressToken if ctx.meta is not None else None
         if token is not None:
             await ctx.session.send_progress_notification(
-                token, 0.0, message=f"{tool_name} started", related_request_id=ctx.request_id
+                token, 0.0, message=f"{tool_name} started",
+                related_request_id=str(ctx.request_id),
             )
 
     async def run_tool(spec: ToolSpec, arguments: dict[str, Any]) -> types.CallToolResult:

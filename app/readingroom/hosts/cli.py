@@ -33,15 +33,16 @@ EXIT_USAGE = 2
 
 def register(subparsers: Any) -> None:
     """Add ``install-host`` to the ``readingroom`` argparse subparsers."""
+    gated = "; ".join(f"{s.name} only once `readingroom setup {s.gate.option} {s.gate.metavar}` "
+                      "has recorded it" for s in SERVERS.values() if s.gate is not None)
     parser = subparsers.add_parser(
         "install-host",
         help="register the suite's servers with one MCP host (or print, verify, remove)",
         description="Register the suite's servers with one MCP host, editing only our own "
         "entries: the file is parsed first (a file that does not parse is refused), backed up "
         "with a timestamp, replaced atomically and read back. Without --server: every server "
-        "whose gate is open (ndl-mcp only once `readingroom setup --notification-filed DATE` "
-        "has recorded the date of the NDL notification). Exit 0 done, 1 verify failed or "
-        "nothing done, 2 usage error or a config file that does not parse.",
+        f"whose gate is open ({gated or 'no server has a gate'}). Exit 0 done, 1 verify failed "
+        "or nothing done, 2 usage error or a config file that does not parse.",
     )
     parser.add_argument("--host", required=True, choices=list(HOSTS), help="the host")
     parser.add_argument("--server", action="append", choices=list(SERVERS), metavar="NAME",
@@ -54,8 +55,8 @@ def register(subparsers: Any) -> None:
                         help="folder holding the server executables (default: the folder of "
                         "the running program)")
     parser.add_argument("--data-dir", metavar="DIR",
-                        help="the suite's data folder: receipt ledger, gate records such as "
-                        "the NDL notification (default: as readingroom setup)")
+                        help="the suite's data folder: receipt ledger, gate records "
+                        "(default: as readingroom setup)")
     parser.add_argument("--force", action="store_true",
                         help="replace or remove an entry of the same name even when it points "
                         "at another program")

@@ -30,6 +30,8 @@ from ..core.selftest import (
     stderr_tail,
     structured,
 )
+from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
+from . import ENV_NDL_SRU_URL
 from .fake_sru import FakeSru
 
 __all__ = ["CONCURRENT_CALLS", "EXPECTED_TOOLS", "FLOOR_S", "run_self_test"]
@@ -94,8 +96,8 @@ def run_self_test(
     ) as fake:
         ledger_path = Path(tmp) / "receipts.jsonl"
         errlog_path = Path(tmp) / "stderr.log"
-        env = server_env({"NDL_SRU_URL": fake.url, "MCP_RECEIPT_LOG": str(ledger_path)},
-                         drop=["READINGROOM_TOOL_DEADLINE"])
+        env = server_env({ENV_NDL_SRU_URL: fake.url, ENV_RECEIPT_LOG: str(ledger_path)},
+                         drop=[ENV_TOOL_DEADLINE])
         with open(errlog_path, "wb") as errlog:
             try:
                 _exercise(report, argv, env, errlog, fake, say, CONCURRENT_CALLS[:count])

@@ -4,10 +4,10 @@ Hosts (``--hosts``, comma-separated): by default ``codex`` and ``claude-desktop`
 are created when missing) plus every other supported host whose config file already exists
 (Claude Code: its state file or its CLI); ``--hosts none`` registers with no host (to record a
 gate alone). Every server of the catalogue is registered with each of them, pointing at one
-receipt ledger, ``<data>/receipts.jsonl`` — a server with a gate (ndl-mcp: the notification the
-NDL asks for) only once its gate is open; each gate's option (``--notification-filed DATE``)
-records what opens it. Then every registered server that declares a self-test is self-tested.
-Nothing here names a server: gates, self-tests and names come from the catalogue.
+receipt ledger, ``<data>/receipts.jsonl`` — a server with a gate (a notification its upstream
+asks for, say) only once its gate is open; each gate's option records what opens it. Then
+every registered server that declares a self-test is self-tested. Nothing here names a
+server: gates, self-tests and names come from the catalogue.
 
 Exit status: 0 done (also when a server was held back by its gate: that is the gate working,
 and the message says how to go on); 1 a host could not be written (or its file does not

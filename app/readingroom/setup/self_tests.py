@@ -34,9 +34,9 @@ def register(subparsers: Any) -> None:
         "self-test",
         help="check each server's promises against a loopback fake (no network)",
         description="Run each server's self-test: the server as a real stdio subprocess "
-        "against a loopback fake of its upstream, checking what it promised (ndl-mcp: serial "
-        "requests, the 1-second floor, the 100-record cap, the provider guard), credit on "
-        "every response, the response schema, stdout purity and the receipt chain. "
+        "against a loopback fake of its upstream, checking what it promised to its upstream "
+        "(pacing, caps, guards), credit on every response, the response schema, stdout "
+        "purity and the receipt chain. "
         f"Servers with a self-test: {names}. Exit 0 only when every check passed.",
     )
     parser.add_argument("words", nargs="*", metavar="SERVER",

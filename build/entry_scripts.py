@@ -45,7 +45,8 @@ def write_entry_scripts(programs: Iterable[_Program], folder: Path) -> list[tupl
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for program in programs:
-        path = folder / f"{program.name.replace('-', '_')}.py"
+        # Never the program's own name: "readingroom.py" would shadow the readingroom package.
+        path = folder / f"entry_{program.name.replace('-', '_')}.py"
         path.write_text(entry_script(program), encoding="utf-8", newline="\n")
         written.append((program.name, path))
     return written

@@ -31,6 +31,8 @@ def test_every_entry_point_resolves_to_a_callable():
 def test_entry_scripts_call_freeze_support_first(tmp_path: Path):
     written = entry_scripts.write_entry_scripts(PROGRAMS.values(), tmp_path)
     assert [name for name, _ in written] == list(BUNDLED_PROGRAMS)
+    # A script named like a package (readingroom.py) would shadow it in the frozen program.
+    assert not {path.stem for _, path in written} & {"readingroom", "mcp", "httpx"}
     for (name, path), program in zip(written, PROGRAMS.values(), strict=True):
         tree = ast.parse(path.read_text("utf-8"))
         main_block = next(n for n in tree.body if isinstance(n, ast.If))
@@ -43,7 +45,7 @@ def test_entry_scripts_call_freeze_support_first(tmp_path: Path):
 def test_a_new_catalogue_program_needs_no_spec_edit(tmp_path: Path):
     toy = Program("toy-mcp", "toy_server.__main__:main")
     (_, path), = entry_scripts.write_entry_scripts([toy], tmp_path)
-    assert path.name == "toy_mcp.py"
+    assert path.name == "entry_toy_mcp.py"
     assert "from toy_server.__main__ import main" in path.read_text("utf-8")
     spec = (ROOT / "build" / "readingroom.spec").read_text("utf-8")
     # The spec names no program (it reads the catalogue); "readingroom" is also the package.

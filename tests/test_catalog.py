@@ -59,3 +59,19 @@ def test_demo_documents_are_the_current_docs():
         original = ROOT / "docs" / copy.name
         assert copy.read_bytes() == original.read_bytes(), (
             f"{copy} differs from {original}: copy docs/{copy.name} into demo_docs/")
+
+
+def test_the_spec_excludes_no_runtime_dependency():
+    import importlib.metadata as md
+    import re
+
+    spec = (ROOT / "build" / "readingroom.spec").read_text("utf-8")
+    block = re.search(r"^excludes = \[(.*?)^\]", spec, re.MULTILINE | re.DOTALL)
+    assert block, "the spec has an excludes list"
+    excluded = set(re.findall(r'"([\w.]+)"', block.group(1)))
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+    wanted = {re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower() for d in deps}
+    modules = {m for m, dists in md.packages_distributions().items()
+               if {d.lower() for d in dists} & wanted}
+    assert "yaml" in modules and "fitz" in modules | {"pymupdf"}  # the map itself works
+    assert not excluded & modules, f"runtime modules excluded from the bundle: {excluded & modules}"

@@ -182,3 +182,15 @@ def test_unparsable_state_is_refused_and_nothing_runs(tmp_path, install_dir):
     with pytest.raises(ConfigParseError):
         ClaudeCodeHost(ctx).install(wanted(ctx, install_dir, tmp_path))
     assert runner.calls == []
+
+
+def test_state_with_the_same_meaning_in_another_form_is_unchanged(tmp_path, install_dir):
+    ours = our_state_entry(install_dir, tmp_path)
+    reordered = {"env": {"OTHER": "1", **ours["env"]}, "command": ours["command"],
+                 "type": "stdio"}  # no args key: no arguments
+    state(tmp_path, {"ndl-mcp": reordered})
+    runner = FakeClaude()
+    ctx = context(tmp_path, runner)
+    outcome = ClaudeCodeHost(ctx).install(wanted(ctx, install_dir, tmp_path))
+    assert outcome.entries[0].action is Action.UNCHANGED
+    assert runner.calls == []

@@ -239,3 +239,98 @@ def test_verify_refuses_an_unparsable_file(ctx, install_dir, tmp_path):
     config_file(ctx, "[mcp_servers\n")
     with pytest.raises(ConfigParseError):
         CodexHost(ctx).verify(entries(ctx, install_dir, tmp_path / "data"))
+
+
+# What Codex 0.171.0 writes back after any `codex mcp add` / `codex mcp remove` on the file our
+# install made from COMMENTED (captured from the real CLI, CODEX_HOME in a temp folder): comments
+# inside mcp_servers gone, `args = []` dropped, 30 -> 30.0, env moved to a sub-table.
+CODEX_REWRITTEN = """\
+# Codex settings, kept by hand.
+model = "gpt-5"          # the default model
+approval_policy = "on-request"
+
+[mcp_servers.zotero]
+command = "/opt/zotero-mcp/bin/zotero-mcp"
+args = ["--library", "main"]
+
+[mcp_servers.zotero.env]
+ZOTERO_LOCAL = "1"
+
+[mcp_servers.ndl-mcp]
+command = "{command}"
+startup_timeout_sec = 30.0
+tool_timeout_sec = 120.0
+
+[mcp_servers.ndl-mcp.env]
+MCP_RECEIPT_LOG = "{ledger}"
+
+[profiles.fast]
+model = "gpt-5-mini"
+"""
+
+
+def rewritten_by_codex(install_dir: Path, data_dir: Path, old: str = "", new: str = "") -> str:
+    text = CODEX_REWRITTEN.format(command=install_dir / "ndl-mcp",
+                                  ledger=data_dir / "receipts.jsonl")
+    if old:
+        assert old in text
+        text = text.replace(old, new)
+    return text
+
+
+def test_a_file_codex_rewrote_with_our_values_is_unchanged(ctx, install_dir, tmp_path):
+    text = rewritten_by_codex(install_dir, tmp_path / "data")
+    path = config_file(ctx, text)
+    outcome = CodexHost(ctx).install(entries(ctx, install_dir, tmp_path / "data"))
+    assert [e.action for e in outcome.entries] == [Action.UNCHANGED]
+    assert not outcome.files[0].written and outcome.files[0].backup is None
+    assert path.read_text(encoding="utf-8") == text
+    assert backups(path) == []
+    assert CodexHost(ctx).verify(entries(ctx, install_dir, tmp_path / "data")).ok
+
+
+def test_install_codex_rewrite_install_makes_one_backup(ctx, install_dir, tmp_path):
+    path = config_file(ctx, COMMENTED)
+    host = CodexHost(ctx)
+    host.install(entries(ctx, install_dir, tmp_path / "data"))
+    assert len(backups(path)) == 1
+    path.write_text(rewritten_by_codex(install_dir, tmp_path / "data"), encoding="utf-8")
+    again = host.install(entries(ctx, install_dir, tmp_path / "data"))
+    assert again.entries[0].action is Action.UNCHANGED
+    assert len(backups(path)) == 1
+
+
+def test_codex_key_order_does_not_count(ctx, install_dir, tmp_path):
+    reordered = (
+        "[mcp_servers.ndl-mcp]\n"
+        "tool_timeout_sec = 120\n"
+        f'env = {{ MCP_RECEIPT_LOG = "{tmp_path / "data" / "receipts.jsonl"}" }}\n'
+        "startup_timeout_sec = 30.0\n"
+        "args = []\n"
+        f'command = "{install_dir / "ndl-mcp"}"\n'
+    )
+    path = config_file(ctx, reordered)
+    outcome = CodexHost(ctx).install(entries(ctx, install_dir, tmp_path / "data"))
+    assert outcome.entries[0].action is Action.UNCHANGED
+    assert path.read_text(encoding="utf-8") == reordered
+
+
+def test_a_real_change_in_a_codex_rewritten_file_touches_only_that_key(ctx, install_dir,
+                                                                       tmp_path):
+    text = rewritten_by_codex(install_dir, tmp_path / "data",
+                              "tool_timeout_sec = 120.0", "tool_timeout_sec = 60.0")
+    path = config_file(ctx, text)
+    outcome = CodexHost(ctx).install(entries(ctx, install_dir, tmp_path / "data"))
+    assert outcome.entries[0].action is Action.UPDATED
+    written = path.read_text(encoding="utf-8")
+    assert written == text.replace("tool_timeout_sec = 60.0", "tool_timeout_sec = 120")
+    assert "args" not in tomllib.loads(written)["mcp_servers"]["ndl-mcp"]  # not re-added
+    assert [b.read_text(encoding="utf-8") for b in backups(path)] == [text]
+
+
+def test_a_value_of_another_type_is_a_change(ctx, install_dir, tmp_path):
+    text = rewritten_by_codex(install_dir, tmp_path / "data",
+                              "startup_timeout_sec = 30.0", 'startup_timeout_sec = "30"')
+    config_file(ctx, text)
+    outcome = CodexHost(ctx).install(entries(ctx, install_dir, tmp_path / "data"))
+    assert outcome.entries[0].action is Action.UPDATED

@@ -79,3 +79,24 @@ def test_plain_unwraps_tomlkit_items_only():
     doc = tomlkit.parse('a = {b = 1}\n')
     assert plain(doc["a"]) == {"b": 1} and type(plain(doc["a"])) is dict
     assert plain([1]) == [1]
+
+
+def test_same_meaning_ignores_form_but_not_value_or_type():
+    import tomlkit
+
+    from readingroom.hosts.entries import same_meaning
+
+    assert same_meaning(30.0, 30) and same_meaning(120000, 120000.0)
+    assert not same_meaning(30.5, 30)
+    assert not same_meaning(True, 1) and not same_meaning(1, True)
+    assert same_meaning(False, False) and not same_meaning(False, 0.0)
+    assert not same_meaning("30", 30)
+    assert same_meaning({"b": 2, "a": 1.0}, {"a": 1, "b": 2})
+    assert not same_meaning({"a": 1}, {"a": 1, "b": 2})
+    assert same_meaning(["x", 1.0], ["x", 1]) and not same_meaning(["x"], ["x", "y"])
+    assert not same_meaning(["b", "a"], ["a", "b"])  # argument order is meaning
+    assert not same_meaning("ab", ["a", "b"])
+    doc = tomlkit.parse('[t]\nx = 30.0\n[t.env]\nK = "v"\n')
+    assert same_meaning(doc["t"], {"env": {"K": "v"}, "x": 30})
+    inline = tomlkit.parse('t = {env = {K = "v"}, x = 30}\n')
+    assert same_meaning(inline["t"], doc["t"])

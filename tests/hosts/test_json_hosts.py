@@ -144,3 +144,38 @@ def test_an_empty_file_counts_as_an_empty_object(ctx, install_dir, tmp_path):
     path.write_text("", encoding="utf-8")
     assert host.install(entries(ctx, install_dir, tmp_path)).ok
     assert "ndl-mcp" in json.loads(path.read_text(encoding="utf-8"))["mcpServers"]
+
+
+@pytest.mark.parametrize("host_class", HOST_CLASSES, ids=lambda c: c.name)
+def test_same_meaning_in_another_order_or_number_form_is_unchanged(ctx, install_dir, tmp_path,
+                                                                   host_class):
+    host = host_class(ctx)
+    path = host.candidate_paths()[0]
+    ours = host.desired_value(entries(ctx, install_dir, tmp_path)[0])
+    reordered = dict(reversed(list(ours.items())))  # every key in the other order
+    if "timeout" in reordered:
+        reordered["timeout"] = float(reordered["timeout"])  # 120000.0, as JS may write it
+    reordered["env"] = {"ZZ_MINE": "kept", **reordered["env"]}  # a user's variable first
+    del reordered["args"]  # an absent args means no arguments
+    seed(path, {host.servers_key: {"ndl-mcp": reordered}})
+    before = path.read_bytes()
+
+    outcome = host.install(entries(ctx, install_dir, tmp_path))
+
+    assert outcome.entries[0].action is Action.UNCHANGED
+    assert not outcome.files[0].written
+    assert path.read_bytes() == before
+    assert list(path.parent.glob(path.name + ".bak-*")) == []
+
+
+def test_a_change_rewrites_only_what_differs(ctx, install_dir, tmp_path):
+    host = GeminiHost(ctx)
+    path = host.candidate_paths()[0]
+    ours = host.desired_value(entries(ctx, install_dir, tmp_path)[0])
+    seed(path, {"mcpServers": {"ndl-mcp": {"timeout": 120000.0, "command": ours["command"],
+                                           "env": {"MCP_RECEIPT_LOG": "/old.jsonl"}}}})
+    assert host.install(entries(ctx, install_dir, tmp_path)).entries[0].action is Action.UPDATED
+    written = json.loads(path.read_text(encoding="utf-8"))["mcpServers"]["ndl-mcp"]
+    assert written["env"] == ours["env"]
+    assert "args" not in written  # meant the same already, so left as it was
+    assert list(written) == ["timeout", "command", "env"]

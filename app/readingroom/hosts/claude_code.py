@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .entries import ServerEntry, check_entry, is_ours
+from .entries import ServerEntry, check_entry, is_ours, repair_reason, same_meaning
 from .files import parse_json_config, read_config_text
 from .host import Host
 from .outcome import Action, EntryOutcome, FileOutcome, HostOutcome
@@ -90,9 +90,9 @@ class ClaudeCodeHost(Host):
         env = current.get("env") or {}
         return (
             current.get("command") == entry.command
-            and list(current.get("args") or []) == list(entry.args)
+            and same_meaning(list(current.get("args") or []), list(entry.args))
             and isinstance(env, Mapping)
-            and all(env.get(k) == v for k, v in entry.env.items())
+            and all(k in env and same_meaning(env[k], v) for k, v in entry.env.items())
         )
 
     def _execute(self, argv: list[str]) -> str | None:
@@ -140,6 +140,12 @@ class ClaudeCodeHost(Host):
             if current is None:
                 self._carry_out(entry.name, [self.add_command(entry)], result, Action.ADDED,
                                 program)
+            elif stale := repair_reason(entry.name, _command(current), entry.command,
+                                        windows=self.ctx.is_windows):
+                commands = [self.remove_command(entry.name), self.add_command(entry)]
+                self._carry_out(entry.name, commands, result, Action.REPAIRED, program)
+                if result.entries[-1].action is Action.REPAIRED:
+                    result.entries[-1].detail = stale
             elif not is_ours(entry.name, _command(current), {entry.name}) and not force:
                 result.entries.append(EntryOutcome(
                     entry.name, Action.FOREIGN,
@@ -196,7 +202,8 @@ class ClaudeCodeHost(Host):
             result.entries = [EntryOutcome(e.name, Action.MISSING, "no state file")
                               for e in entries]
         else:
-            result.entries = [check_entry(servers.get(e.name), e) for e in entries]
+            result.entries = [check_entry(servers.get(e.name), e, windows=self.ctx.is_windows)
+                              for e in entries]
         outcome.files.append(result)
         return outcome
 

@@ -7,6 +7,11 @@ an unescaped Windows backslash in a TOML string has frozen the Codex app at star
 ``startup_timeout_sec`` and ``tool_timeout_sec``. Codex passes a stdio server only a short
 whitelist of its environment plus ``env_vars`` and ``env``, so the ledger path must be in
 ``env``. The file is edited with tomlkit, so comments, formatting and every other table survive.
+
+Any ``codex mcp add`` or ``remove`` makes Codex re-serialise the whole file: ``args = []``
+dropped, ``30`` written ``30.0``, ``env`` moved to a ``[mcp_servers.NAME.env]`` sub-table, keys
+in its own order, comments inside ``mcp_servers`` gone. Entries are compared by meaning, so
+such a file with our values is ``unchanged``: not written, no backup.
 """
 
 from __future__ import annotations
@@ -20,8 +25,7 @@ import tomlkit
 from tomlkit.exceptions import ParseError as TomlkitParseError
 from tomlkit.items import InlineTable, Table
 
-from .entries import STARTUP_TIMEOUT_S, TOOL_TIMEOUT_MARGIN_S, ServerEntry
-from .files import plain
+from .entries import STARTUP_TIMEOUT_S, TOOL_TIMEOUT_MARGIN_S, ServerEntry, same_meaning
 from .host import FileHost
 from .outcome import ConfigParseError
 
@@ -90,13 +94,15 @@ class CodexHost(FileHost):
             return
         for key, value in desired.items():
             existing = current.get(key)
+            if self.key_matches(current, key, value):
+                continue  # same meaning, however Codex last wrote it (30.0, a sub-table)
             if key == "env" and isinstance(existing, (Table, InlineTable)):
                 for env_key, env_value in value.items():
-                    if existing.get(env_key) != env_value:
+                    if not same_meaning(existing.get(env_key), env_value):
                         existing[env_key] = env_value
             elif key == "env":
                 current[key] = self._inline(value)
-            elif plain(existing) != value:
+            else:
                 current[key] = value
 
     @staticmethod

@@ -3,16 +3,22 @@
 Which entries are ours: an entry whose *name* is a server of the suite's catalogue **and**
 whose ``command`` names an executable called like that server (``ndl-mcp``, ``ndl-mcp.exe``,
 case-insensitive, in any folder). An entry of the same name pointing anywhere else belongs to
-someone else: ``install`` and ``remove`` leave it alone unless forced.
+someone else: ``install`` and ``remove`` leave it alone unless forced — except a *stale* one
+(:func:`repair_reason`): our executable in another install folder, or an absolute command
+where no file exists any more. ``install`` repairs those.
+
+Entries are compared by meaning (:func:`same_meaning`): hosts that re-serialise their own
+files (Codex after any ``codex mcp add``) write ``30.0`` for ``30``, reorder keys or move a
+table, and that is not a change.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from ..catalog import SERVERS
@@ -32,6 +38,8 @@ __all__ = [
     "check_entry",
     "is_ours",
     "ledger_path",
+    "repair_reason",
+    "same_meaning",
 ]
 
 RECEIPTS_FILENAME = "receipts.jsonl"
@@ -126,6 +134,63 @@ def is_ours(name: str, command: object, known: Collection[str] | None = None) ->
     return basename == name.lower()
 
 
+def same_meaning(have: Any, want: Any) -> bool:
+    """Whether two config values mean the same to a host.
+
+    Numbers compare by value (``30 == 30.0``; a boolean is not a number), tables regardless of
+    key order or of how they are written (inline or as a sub-table: both arrive here as
+    mappings), lists item by item.
+    """
+    have, want = plain(have), plain(want)
+    if isinstance(have, bool) or isinstance(want, bool):
+        return isinstance(have, bool) and isinstance(want, bool) and have == want
+    if isinstance(have, int | float) and isinstance(want, int | float):
+        return float(have) == float(want)
+    if isinstance(have, Mapping) and isinstance(want, Mapping):
+        return have.keys() == want.keys() and all(same_meaning(have[k], want[k]) for k in want)
+    if isinstance(have, Sequence) and not isinstance(have, str) and \
+            isinstance(want, Sequence) and not isinstance(want, str):
+        return len(have) == len(want) and all(map(same_meaning, have, want))
+    return bool(type(have) is type(want) and have == want)
+
+
+def _is_absolute(command: str, windows: bool) -> bool:
+    return Path(command).is_absolute() or (windows and PureWindowsPath(command).is_absolute())
+
+
+def _same_path(a: str, b: str, windows: bool) -> bool:
+    a, b = a.strip().replace("\\", "/"), b.strip().replace("\\", "/")
+    return a.casefold() == b.casefold() if windows else a == b
+
+
+def repair_reason(name: str, command: object, wanted: str, *, windows: bool = False) -> str | None:
+    """Why an existing entry called ``name`` is ours to repair, or None when it is not stale.
+
+    Stale: ``command`` names our server's executable (see :func:`is_ours`) in another folder
+    than ``wanted``, whether or not it still exists; or ``command`` is an absolute path where
+    no file exists any more (the install folder was moved or deleted). A bare program name
+    (``npx``, ``uvx``) is never judged missing: the host searches its own ``PATH``, which is
+    not ours to see.
+
+    Args:
+        name: The entry's key in the host file.
+        command: Its ``command`` value.
+        wanted: The command we would write.
+        windows: Judge paths as on Windows (``C:\\…`` absolute, case-insensitive).
+    """
+    if not isinstance(command, str) or not command.strip():
+        return None
+    if is_ours(name, command, {name}):
+        if _same_path(command, wanted, windows):
+            return None
+        if not Path(command).is_file():
+            return f"pointed at {command}, which no longer exists"
+        return f"pointed at our executable in another folder: {command}"
+    if _is_absolute(command, windows) and not Path(command).exists():
+        return f"pointed at {command}, which no longer exists"
+    return None
+
+
 def _executable_problem(command: str) -> str | None:
     path = Path(command)
     if not path.is_file():
@@ -135,7 +200,11 @@ def _executable_problem(command: str) -> str | None:
     return None
 
 
-def check_entry(current: Any, entry: ServerEntry, command_key: str = "command") -> EntryOutcome:
+_REPAIR_HINT = "install again, with --install-dir naming the folder of the executables, repairs it"
+
+
+def check_entry(current: Any, entry: ServerEntry, command_key: str = "command", *,
+                windows: bool = False) -> EntryOutcome:
     """Verify one entry as found in a host file (``None`` when absent)."""
     if current is None:
         return EntryOutcome(entry.name, Action.MISSING, "no entry")
@@ -144,9 +213,14 @@ def check_entry(current: Any, entry: ServerEntry, command_key: str = "command") 
         return EntryOutcome(entry.name, Action.FOREIGN, "entry is not a table")
     command = current.get(command_key)
     if not is_ours(entry.name, command, {entry.name}):
+        stale = repair_reason(entry.name, command, entry.command, windows=windows)
+        if stale:
+            return EntryOutcome(entry.name, Action.BROKEN, f"{stale} ({_REPAIR_HINT})")
         return EntryOutcome(entry.name, Action.FOREIGN, f"points at {command!r}")
     problem = _executable_problem(str(command))
     if problem:
+        if not Path(str(command)).is_file():
+            problem = f"{problem} ({_REPAIR_HINT})"
         return EntryOutcome(entry.name, Action.BROKEN, problem)
     env = current.get("env")
     leaked = sorted(n for n in entry.secret_names if isinstance(env, Mapping) and n in env)

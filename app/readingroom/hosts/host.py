@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..core.platform import Machine
-from .entries import ServerEntry, check_entry, is_ours
+from .entries import ServerEntry, check_entry, is_ours, repair_reason, same_meaning
 from .files import ConfigText, parse_json_config, plain, read_config_text, write_config
 from .outcome import (
     Action,
@@ -132,18 +132,29 @@ class FileHost(Host):
         del servers[name]
 
     def matches(self, current: Any, entry: ServerEntry) -> bool:
-        """Whether an existing entry already holds every value we would write."""
+        """Whether an existing entry already means every value we would write.
+
+        Compared by meaning (:func:`.entries.same_meaning`): key order, ``30`` against
+        ``30.0``, an inline table against a sub-table do not count, and an absent key equals
+        an empty list or table (Codex drops ``args = []`` when it rewrites its file). Variables
+        a user added to ``env`` and keys of their own are allowed.
+        """
         current = plain(current)
         if not isinstance(current, Mapping):
             return False
-        for key, want in self.desired_value(entry).items():
-            have = current.get(key)
-            if key == "env" and isinstance(want, Mapping):
-                if not isinstance(have, Mapping) or any(have.get(k) != v for k, v in want.items()):
-                    return False
-            elif have != want:
-                return False
-        return True
+        return all(self.key_matches(current, key, want)
+                   for key, want in self.desired_value(entry).items())
+
+    @staticmethod
+    def key_matches(current: Mapping[str, Any], key: str, want: Any) -> bool:
+        """Whether ``current[key]`` already means ``want`` (``env``: holds our variables)."""
+        have = plain(current.get(key))
+        if have is None and isinstance(want, list | dict) and not want:
+            return True
+        if key == "env" and isinstance(want, Mapping):
+            return isinstance(have, Mapping) and all(
+                k in have and same_meaning(have[k], v) for k, v in want.items())
+        return same_meaning(have, want)
 
     def _command_of(self, current: Any) -> Any:
         current = plain(current)
@@ -187,6 +198,13 @@ class FileHost(Host):
                 self.apply(servers, entry, replace=True)
                 result.entries.append(EntryOutcome(entry.name, Action.ADDED))
                 changed = True
+            elif stale := repair_reason(entry.name, self._command_of(current), entry.command,
+                                        windows=self.ctx.is_windows):
+                # Our own entry, in place, keeps the user's keys; anyone else's is made anew.
+                ours = is_ours(entry.name, self._command_of(current), {entry.name})
+                self.apply(servers, entry, replace=not ours)
+                result.entries.append(EntryOutcome(entry.name, Action.REPAIRED, stale))
+                changed = True
             elif not is_ours(entry.name, self._command_of(current), {entry.name}):
                 if force:
                     self.apply(servers, entry, replace=True)
@@ -213,7 +231,7 @@ class FileHost(Host):
         if changed:
             self._write(source, doc, result)
             written = [e for e in entries if any(
-                o.name == e.name and o.action in (Action.ADDED, Action.UPDATED)
+                o.name == e.name and o.action in (Action.ADDED, Action.UPDATED, Action.REPAIRED)
                 for o in result.entries)]
             self._reread(source.path, present=written, absent=())
         return result
@@ -289,7 +307,8 @@ class FileHost(Host):
                         "(install rewrites the file without it)"
                     )
                 servers = self.servers_of(doc, path, create=False) or {}
-                result.entries = [check_entry(servers.get(e.name), e) for e in entries]
+                result.entries = [check_entry(servers.get(e.name), e,
+                                              windows=self.ctx.is_windows) for e in entries]
             outcome.files.append(result)
         return outcome
 
@@ -356,6 +375,8 @@ class JsonHost(FileHost):
             servers[entry.name] = desired
             return
         for key, value in desired.items():
+            if self.key_matches(current, key, value):
+                continue
             if key == "env" and isinstance(current.get("env"), dict):
                 current["env"].update(value)
             else:

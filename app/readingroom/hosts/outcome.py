@@ -40,6 +40,8 @@ class Action(StrEnum):
 
     ADDED = "added"
     UPDATED = "updated"
+    REPAIRED = "repaired"
+    """install: a stale entry of ours (its executable moved or gone) pointed at this install."""
     UNCHANGED = "unchanged"
     REMOVED = "removed"
     ABSENT = "absent"

@@ -44,8 +44,9 @@ from ..core.errors import Code, CoreError
 from ..core.http import HttpClient, Politeness
 from ..core.settings import env_str
 from . import DEFAULT_ENDPOINT, ENV_NDL_SRU_URL
-from . import records as dcndl  # the body still says dcndl.parse; rename with the body
 from .cql import check_dpids
+from .models import SruResponse
+from .records import parse
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -86,7 +87,7 @@ class SruExchange:
 
     params: dict[str, str]
     endpoint: str
-    response: dcndl.SruResponse
+    response: SruResponse
 
 
 class NdlClient:
@@ -153,4 +154,4 @@ class NdlClient:
                 details={"status": response.status_code, "content_type": ctype},
                 remediation="The service may be under maintenance; try again later.",
             )
-        return SruExchange(params=params, endpoint=self.endpoint, response=dcndl.parse(body))
+        return SruExchange(params=params, endpoint=self.endpoint, response=parse(body))

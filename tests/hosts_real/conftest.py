@@ -1,0 +1,65 @@
+"""Fixtures of the real-host layer: the pinned host programs, and one throwaway world per test.
+
+The host programs are installed once per session (see :mod:`.install`). Without node and npm,
+or when the install fails, the layer skips with the reason; ``READINGROOM_REQUIRE_HOSTS=1``
+(set by ``.ci/run``) turns that skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .install import HostPrograms, HostsUnavailable, install
+from .world import World, outside
+
+_INSTALL: dict[str, Any] = {}
+
+
+def _unavailable(message: str) -> None:
+    if os.environ.get("READINGROOM_REQUIRE_HOSTS") == "1":
+        pytest.fail(f"real hosts required (READINGROOM_REQUIRE_HOSTS=1): {message}")
+    pytest.skip(f"real hosts unavailable: {message}")
+
+
+@pytest.fixture(scope="session")
+def hosts() -> HostPrograms:
+    """The pinned host programs (installed now if the cache lacks them); skips or fails."""
+    if "error" not in _INSTALL and "programs" not in _INSTALL:
+        try:
+            _INSTALL["programs"] = install()
+        except HostsUnavailable as exc:
+            _INSTALL["error"] = str(exc)
+    if "error" in _INSTALL:
+        _unavailable(_INSTALL["error"])
+    programs: HostPrograms = _INSTALL["programs"]
+    return programs
+
+
+@pytest.fixture
+def world(tmp_path: Path, hosts: HostPrograms) -> Iterator[World]:
+    """A temp home and data folder, the gates open, and a recorder for stray traffic.
+
+    After the test, nothing may have reached the recorder: every host request stays on
+    loopback fakes.
+    """
+    with outside() as recorder:
+        place = World(tmp_path, hosts, recorder.url)
+        place.open_gates()
+        yield place
+        assert recorder.seen == [], f"a host tried to reach the network: {recorder.seen}"
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line: where the hosts came from and how long installing them took."""
+    programs = _INSTALL.get("programs")
+    if programs is not None:
+        how = (f"installed in {programs.install_seconds:.1f} s" if programs.install_seconds
+               else "cache warm")
+        terminalreporter.write_line(f"real hosts: {programs.root} ({how}; node {programs.node})")
+    elif "error" in _INSTALL:
+        terminalreporter.write_line(f"real hosts unavailable: {_INSTALL['error']}")

@@ -1,0 +1,80 @@
+"""What the real hosts do with each server of the catalogue: one :class:`HostCase` per server.
+
+The layer is parametrised over :data:`readingroom.catalog.SERVERS`. Each server reuses its
+contract line (``tests/contract/catalog.py``: the environment that points it at its loopback
+fakes, and its sample call) and adds here one valid call per tool, one call with invalid
+arguments and, when it has a gate, the value that opens it. A server without a line fails its
+own tests, saying where to add it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from readingroom.catalog import SERVERS
+from readingroom.core.declaration import ServerInfo
+
+from ..contract.catalog import CASES, Call, ContractCase
+
+__all__ = ["HOST_CASES", "HostCase", "catalogue", "host_case"]
+
+
+@dataclass(frozen=True)
+class HostCase:
+    """How the real hosts exercise one server."""
+
+    contract: ContractCase
+    tool_calls: Mapping[str, dict[str, Any]]
+    """One valid call per tool, by tool name; it must cover exactly the tools listed."""
+    invalid_call: Call
+    """A call whose arguments the input schema rejects."""
+    gate_value: Callable[[], str] | None = None
+    """The argument of the server's gate option that opens it (None: no gate)."""
+
+    @property
+    def server(self) -> ServerInfo:
+        """The server's declaration."""
+        return self.contract.server
+
+    @property
+    def name(self) -> str:
+        """The server's name."""
+        return self.server.name
+
+
+HOST_CASES: dict[str, HostCase] = {c.name: c for c in (
+    HostCase(
+        CASES["ndl-mcp"],
+        tool_calls={
+            "ndl_search_books": {"title": "吾輩は猫である", "count": 2},
+            "ndl_search_national_bibliography": {"title": "吾輩は猫である"},
+            "ndl_search_articles": {"title": "漱石"},
+            "ndl_search_digital_open": {"title": "吾輩は猫である"},
+            "ndl_search_all": {"title": "吾輩は猫である", "providers": ["iss-ndl-opac"]},
+            "ndl_get_record": {"jpno": "20000001"},
+        },
+        invalid_call=("ndl_search_books", {"count": "many"}),
+        # The NDL notification date: today is always valid (a future date is refused).
+        gate_value=lambda: date.today().isoformat(),
+    ),
+)}
+"""One line per server of the catalogue."""
+
+
+def host_case(server: ServerInfo) -> HostCase:
+    """The host case of ``server``; a server without one fails, saying where to add it."""
+    try:
+        return HOST_CASES[server.name]
+    except KeyError:
+        raise LookupError(
+            f"{server.name} has no HostCase: add one line for it to HOST_CASES in "
+            f"tests/hosts_real/servers.py (and its ContractCase in tests/contract/catalog.py)"
+        ) from None
+
+
+def catalogue() -> list[ServerInfo]:
+    """The servers the layer is parametrised over: the real catalogue."""
+    return list(SERVERS.values())

@@ -15,13 +15,14 @@ __all__ = ["ADMIN", "BUNDLED_PROGRAMS", "PROGRAMS", "SERVERS", "ServerInfo", "se
 
 SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
     ndl.SERVER,
+    book.SERVER,
 )}
 """The MCP servers of the suite, by name, in registration order."""
 
 ADMIN = Program(name="readingroom", entry_point="readingroom.cli:main")
 """The admin command line (setup, self-test, receipts, hosts, secrets)."""
 
-PROGRAMS: dict[str, Program] = unique_names([*SERVERS.values(), ADMIN, book.PROGRAM])
+PROGRAMS: dict[str, Program] = unique_names([*SERVERS.values(), ADMIN])
 """Every console script of the distribution: the servers, the admin CLI, other tools."""
 
 BUNDLED_PROGRAMS: tuple[str, ...] = tuple(PROGRAMS)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from readingroom.book import ENV_DATA_DIR
+from readingroom.book import SERVER as BOOK
 from readingroom.catalog import SERVERS
 from readingroom.core.declaration import ServerInfo
 from readingroom.ndl import ENV_NDL_SRU_URL
@@ -51,6 +53,19 @@ def no_upstream(_stack: ExitStack) -> Mapping[str, str]:
     return {}
 
 
+def book_library(stack: ExitStack) -> Mapping[str, str]:
+    """A data folder holding one tiny generated PDF book (``tiny``), for book-agent."""
+    import tempfile
+
+    from readingroom.book.service import BookService
+    from tests.book.make_books import make_pdf
+
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="contract-book-")))
+    source = make_pdf(folder / "tiny.pdf", ["Whales swim in the cold sea.", "Ships sail."])
+    BookService(folder / "data").init(source, book_id="tiny")
+    return {ENV_DATA_DIR: str(folder / "data")}
+
+
 def ndl_upstream(stack: ExitStack) -> Mapping[str, str]:
     """A loopback fake of NDL Search's SRU endpoint, for ndl-mcp."""
     # A __slow__ query takes 30 s here, long enough that only a real cancel frees the slot.
@@ -79,8 +94,8 @@ class ContractCase:
         return self.server.name
 
     def command(self) -> list[str]:
-        """``python -m <module>``: how the contract starts the server."""
-        return self.server.command(frozen=False)
+        """``python -m <module>`` and the declared arguments, as a host entry starts it."""
+        return [*self.server.command(frozen=False), *self.server.args]
 
     def environment(self, stack: ExitStack, **extra: str) -> dict[str, str]:
         """The process environment: ours without the suite's settings, plus fakes and extra.
@@ -109,6 +124,7 @@ TEST_SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
 CASES: dict[str, ContractCase] = {c.name: c for c in (
     ContractCase(NDL, ("ndl_search_books", {"title": "吾輩は猫である"}), ndl_upstream,
                  slow_call=("ndl_search_books", {"title": "__slow__"})),
+    ContractCase(BOOK, ("book_search", {"book_id": "tiny", "query": "whales"}), book_library),
     ContractCase(TOY, ("toy_echo", {"text": "hello"}), pythonpath=(HERE,),
                  slow_call=("toy_wait", {"seconds": 60, "label": "slow"})),
 )}

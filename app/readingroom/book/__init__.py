@@ -1,10 +1,30 @@
-"""book-agent: a user's own book as a registered, versioned, verifiable book package."""
+"""book-agent: a user's own book as a registered, versioned, verifiable book package.
+
+``SERVER`` is the whole of what the rest of the suite knows about it: the ``book-agent``
+command line, whose ``mcp`` command is the catalogue's MCP stdio server.
+"""
 
 from __future__ import annotations
 
-from ..core.declaration import Program
+from ..core.declaration import ServerInfo, Setting
 
-__all__ = ["PROGRAM"]
+__all__ = ["ENV_DATA_DIR", "SERVER"]
 
-PROGRAM = Program(name="book-agent", entry_point="readingroom.book.cli:main")
-"""The ``book-agent`` command line (its MCP server joins the catalogue as a server later)."""
+ENV_DATA_DIR = "BOOK_AGENT_DATA_DIR"
+"""The data folder when ``--data-dir`` is not given (``cli.default_data_dir`` reads it)."""
+
+SERVER = ServerInfo(
+    name="book-agent",
+    entry_point="readingroom.book.cli:main",
+    title="Your own books (PDF, EPUB, Markdown) as verifiable book packages",
+    description="Search, read, cite with verified source locators, and look at pages and "
+    "images of the books you registered with `book-agent init`; read-only.",
+    settings=(
+        Setting(ENV_DATA_DIR, "book-agent's data folder when --data-dir is not given "
+                "(default: the suite's data folder + book-agent)"),
+    ),
+    deadline_s=90.0,
+    # Host entries run `book-agent mcp`: with no --data-dir, book-agent's default data folder
+    # is the suite's data folder + "book-agent", where `book-agent init` registers books.
+    args=("mcp",),
+)

@@ -168,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("book_id", nargs="?")
     c = sub.add_parser("remove", help="unregister a book and delete its package")
     c.add_argument("book_id")
+    sub.add_parser("mcp", add_help=False,
+                   help="serve the books over MCP on stdio (book-agent mcp --help)")
     c = sub.add_parser("demo", help="the embedded demo: a book made from this project's docs")
     c.add_argument("--keep", type=Path, help="keep the demo data folder here")
     return p
@@ -289,6 +291,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(encoding="utf-8", errors="backslashreplace")
     os.environ.setdefault("PYMUPDF_MESSAGE", "fd:2")
     os.environ.setdefault("PYMUPDF_LOG", "fd:2")
+    from .mcp_main import mcp_main, split_mcp_argv
+
+    served = split_mcp_argv(sys.argv[1:] if argv is None else argv)
+    if served is not None:  # the MCP server: fd 1 is reserved before anything heavy loads
+        return mcp_main(*served)
     args = build_parser().parse_args(argv)
     try:
         env = _run(args)

@@ -38,6 +38,7 @@ class Code(StrEnum):
     UNSAFE_SOURCE = "UNSAFE_SOURCE"
     BOOK_EXISTS = "BOOK_EXISTS"
     BOOK_NOT_FOUND = "BOOK_NOT_FOUND"
+    BOOK_NOT_ALLOWED = "BOOK_NOT_ALLOWED"
     NOT_FOUND = "NOT_FOUND"
     STALE_LOCATOR = "STALE_LOCATOR"
     INVALID_LOCATOR = "INVALID_LOCATOR"
@@ -124,6 +125,11 @@ MEANINGS: dict[Code, str] = {
     ),
     Code.BOOK_EXISTS: "A book with this id is already registered (use --replace to rebuild).",
     Code.BOOK_NOT_FOUND: "No registered book has this id (or this server does not serve it).",
+    Code.BOOK_NOT_ALLOWED: (
+        "This server instance was started for one book and serves no other id (whether or "
+        "not a book of that id is registered). Use the served id, or a server started "
+        "without a book id."
+    ),
     Code.NOT_FOUND: "The requested record, heading, page, path or image does not exist.",
     Code.STALE_LOCATOR: (
         "The locator was issued for another package version of the book (or another source "
@@ -195,6 +201,7 @@ _ERRORS = frozenset(
         Code.UNSAFE_SOURCE,
         Code.BOOK_EXISTS,
         Code.BOOK_NOT_FOUND,
+        Code.BOOK_NOT_ALLOWED,
         Code.NOT_FOUND,
         Code.STALE_LOCATOR,
         Code.INVALID_LOCATOR,

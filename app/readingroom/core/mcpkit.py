@@ -33,6 +33,7 @@ from .errors import Code, CoreError
 from .settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
 
 __all__ = [
+    "Reply",
     "ToolSpec",
     "build_server",
     "configure_logging",
@@ -44,7 +45,21 @@ __all__ = [
 
 log = logging.getLogger("readingroom.mcpkit")
 
-Handler = Callable[[Any], Awaitable[Envelope]]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An envelope plus content blocks sent after its JSON text (e.g. a rendered image).
+
+    A handler returns a plain :class:`Envelope` in the common case; a ``Reply`` only when the
+    result carries more than the envelope.
+    """
+
+    envelope: Envelope
+    attachments: Sequence[types.ContentBlock] = ()
+
+
+Handler = Callable[[Any], Awaitable[Envelope | Reply]]
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,9 @@ class ToolSpec:
     destructive: bool = False
     idempotent: bool = True
     open_world: bool = True
+    structured: bool = True
+    """False: results carry no ``structuredContent`` and the tool declares no output schema
+    (for hosts that drop ``content`` when structured content is present)."""
 
     def declaration(self, output_schema: dict[str, Any]) -> types.Tool:
         """The ``tools/list`` entry, with all four annotations stated explicitly."""
@@ -68,7 +86,7 @@ class ToolSpec:
             title=self.title,
             description=self.description,
             inputSchema=self.input_model.model_json_schema(),
-            outputSchema=output_schema,
+            outputSchema=output_schema if self.structured else None,
             annotations=types.ToolAnnotations(
                 title=self.title,
                 readOnlyHint=self.read_only,
@@ -79,12 +97,20 @@ class ToolSpec:
         )
 
 
-def to_result(env: Envelope) -> types.CallToolResult:
-    """One envelope → JSON text content + ``structuredContent``; ``isError`` iff it failed."""
-    data = env.to_data()
+def to_result(
+    env: Envelope,
+    attachments: Sequence[types.ContentBlock] = (),
+    *,
+    structured: bool = True,
+) -> types.CallToolResult:
+    """One envelope → JSON text content + ``structuredContent``; ``isError`` iff it failed.
+
+    ``attachments`` follow the text block; ``structured=False`` leaves out
+    ``structuredContent`` (the text block still holds the whole envelope).
+    """
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=env.to_json())],
-        structuredContent=data,
+        content=[types.TextContent(type="text", text=env.to_json()), *attachments],
+        structuredContent=env.to_data() if structured else None,
         isError=env.error is not None,
     )
 
@@ -146,12 +172,13 @@ def build_server(
     async def _list_tools() -> list[types.Tool]:
         return declarations
 
-    def send(env: Envelope, tool_name: str) -> types.CallToolResult:
+    def send(env: Envelope, spec: ToolSpec,
+             attachments: Sequence[types.ContentBlock] = ()) -> types.CallToolResult:
         if finish is not None:
-            finish(env, tool_name)
+            finish(env, spec.name)
         if not env.attribution and info.credit:
             env.attribution = list(info.credit)
-        return to_result(env)
+        return to_result(env, attachments, structured=spec.structured)
 
     async def report_started(tool_name: str) -> None:
         # A host that asked for progress learns the call left the admission queue; it is also
@@ -175,12 +202,17 @@ def build_server(
                 details={"errors": _validation_details(exc)},
                 remediation="Fix the named arguments; the input schema is in tools/list.",
             )
-            return send(Envelope.failure(name, tool_name, err), tool_name)
+            return send(Envelope.failure(name, tool_name, err), spec)
+        attachments: Sequence[types.ContentBlock] = ()
         async with admission:
             await report_started(tool_name)
             try:
                 with anyio.fail_after(deadline_s):
-                    env = await spec.handler(args)
+                    out = await spec.handler(args)
+                if isinstance(out, Reply):
+                    env, attachments = out.envelope, out.attachments
+                else:
+                    env = out
             except TimeoutError:
                 err = CoreError(
                     Code.DEADLINE_EXCEEDED,
@@ -199,7 +231,7 @@ def build_server(
                     remediation="This is a defect; the server's stderr log has the traceback.",
                 )
                 env = Envelope.failure(name, tool_name, err)
-        return send(env, tool_name)
+        return send(env, spec, attachments)
 
     async def _call_tool(req: types.CallToolRequest) -> types.ServerResult:
         tool_name = req.params.name

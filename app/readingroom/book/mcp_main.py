@@ -1,0 +1,134 @@
+"""``book-agent [--data-dir DATA] mcp [BOOK_ID] [options]``: the MCP stdio server's launch.
+
+Standard library only at import time (and the declaration): the options are checked and fd 1
+is reserved for JSON-RPC before the SDK, pydantic models or PyMuPDF load, as
+:func:`readingroom.core.entry.server_main` does for every server. Out-of-range options are
+refused here, at launch, with one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..core.declaration import help_text
+from ..core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
+from . import SERVER
+
+__all__ = ["MCP_USAGE", "mcp_main", "split_mcp_argv"]
+
+MCP_USAGE = """\
+Usage: book-agent [--data-dir DATA] mcp [BOOK_ID] [--timeout S] [--concurrency N]
+                  [--image-results standard|compat]
+
+  BOOK_ID            serve this book only; every other id is refused (BOOK_NOT_ALLOWED).
+                     Without it: every registered book.
+  --timeout S        per-call deadline, 1-900 seconds (default 90; overrides
+                     READINGROOM_TOOL_DEADLINE). The host's own tool timeout is separate:
+                     set it above this.
+  --concurrency N    calls run at once and worker threads, 1-16 (default 4; overrides
+                     READINGROOM_CONCURRENCY).
+  --image-results    standard (default): image tools return JSON text, structuredContent
+                     and the image. compat: no structuredContent on image tools, because
+                     some hosts (Claude Code) drop the content blocks, and so the image,
+                     whenever structuredContent is present.
+
+No tool initialises books, runs programs, changes configuration or reads paths outside the
+registered packages: use the book-agent command line for init, replace and remove.
+"""
+
+
+def split_mcp_argv(argv: Sequence[str]) -> tuple[Path | None, list[str]] | None:
+    """``(data_dir, arguments after 'mcp')`` when ``argv`` is an ``mcp`` command, else None."""
+    data_dir: Path | None = None
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--data-dir" and i + 1 < len(argv):
+            data_dir, i = Path(argv[i + 1]), i + 2
+        elif word.startswith("--data-dir="):
+            data_dir, i = Path(word.partition("=")[2]), i + 1
+        elif word in ("--json", "--debug"):
+            i += 1
+        else:
+            return (data_dir, list(argv[i + 1:])) if word == "mcp" else None
+    return None
+
+
+class _Refused(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _Refused(message)
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="book-agent mcp", add_help=False)
+    p.add_argument("book_id", nargs="?")
+    p.add_argument("--timeout", type=float)
+    p.add_argument("--concurrency", type=int)
+    p.add_argument("--image-results", choices=("standard", "compat"), default="standard")
+    return p
+
+
+def _check(args: argparse.Namespace, data_dir: Path) -> None:
+    if args.timeout is not None and not (1.0 <= args.timeout <= 900.0):
+        raise _Refused(f"--timeout {args.timeout:g} is outside 1-900 seconds")
+    if args.concurrency is not None and not (1 <= args.concurrency <= 16):
+        raise _Refused(f"--concurrency {args.concurrency} is outside 1-16")
+    for name, lo, hi in ((ENV_TOOL_DEADLINE, 1, 900), (ENV_SERVER_CONCURRENCY, 1, 16)):
+        raw = os.environ.get(name, "").strip()
+        given = args.timeout if name == ENV_TOOL_DEADLINE else args.concurrency
+        if raw and given is None:
+            try:
+                ok = lo <= float(raw) <= hi
+            except ValueError:
+                ok = False
+            if not ok:
+                raise _Refused(f"{name}={raw!r} is outside {lo}-{hi}")
+    if args.book_id is not None:
+        from .package import Registry, check_book_id
+
+        check_book_id(args.book_id)
+        if Registry(data_dir).current_version(args.book_id) is None:
+            raise _Refused(f"no registered book {args.book_id!r} in {data_dir} "
+                           f"(book-agent --data-dir {data_dir} list)")
+
+
+def mcp_main(data_dir: Path | None, argv: Sequence[str]) -> int:
+    """Serve MCP on stdio until stdin closes; options refused at launch exit 2."""
+    from .. import __version__
+    from ..core.errors import CoreError
+
+    if any(a in ("-h", "--help") for a in argv):
+        sys.stderr.write(help_text(SERVER, __version__) + "\n" + MCP_USAGE)
+        return 0
+    if "--version" in argv:
+        sys.stderr.write(f"{SERVER.name} {__version__}\n")
+        return 0
+    from .cli import default_data_dir
+
+    folder = data_dir or default_data_dir()
+    try:
+        args = _parser().parse_args(list(argv))
+        _check(args, folder)
+    except (_Refused, CoreError) as exc:
+        why = exc.message if isinstance(exc, CoreError) else str(exc)
+        sys.stderr.write(f"book-agent mcp: {why}; see book-agent mcp --help\n")
+        return 2
+    from ..core.stdio import reserve_stdout
+
+    proto_out = reserve_stdout()
+    from ..core.mcpkit import configure_logging, run_stdio
+    from .server import build_book_server
+
+    configure_logging()
+    run_stdio(build_book_server(folder, book_id=args.book_id, deadline_s=args.timeout,
+                                concurrency=args.concurrency,
+                                image_results=args.image_results), proto_out)
+    return 0

@@ -39,6 +39,7 @@ from .bm25 import (
     stored_lookup,
 )
 from .fts5 import ENGINE_FTS5, FTS_SCHEMA, Fts5Ranker, fts5_available
+from .fusion import rrf
 from .ranker import Ranker, best
 from .results import (
     HINT_BOOST,
@@ -56,6 +57,7 @@ __all__ = [
     "HINT_KEYS",
     "MAX_QUERY_CHARS",
     "MAX_TOP_K",
+    "SEMANTIC_POOL",
     "BookIndex",
     "EngineChoice",
     "build_index",
@@ -67,6 +69,8 @@ MAX_QUERY_CHARS = 1000
 """Longest query accepted."""
 MAX_TOP_K = 100
 """Most hits one search returns."""
+SEMANTIC_POOL = 100
+"""Most semantic candidates fused into one hybrid search."""
 
 EngineChoice = Literal["auto", "fts5", "python"]
 """Which lexical backend to build or open."""
@@ -372,8 +376,16 @@ class BookIndex:
         top_k: int = 10,
         strict: bool = False,
         hints: Mapping[str, str] | None = None,
+        semantic: Sequence[tuple[float, int]] | None = None,
     ) -> SearchResult:
         """Rank the book's records for ``query``.
+
+        With ``semantic`` (``(similarity, rowid)`` of a semantic backend, best first; see
+        :mod:`.semantic`), the lexical ranking and the first :data:`SEMANTIC_POOL` semantic
+        candidates are fused by reciprocal-rank fusion (:mod:`.fusion`): narrowing hints
+        apply to both, boost hints to the lexical ranking, and with ``strict`` only lexical
+        matches can be hits (semantic similarity still orders them). ``total_matches`` is
+        then the size of the fused candidate set.
 
         Query: the tokens of the normalised query are its terms. A word matches the whole
         word; a CJK run is a phrase of its bigrams (有機交流 matches only that contiguous
@@ -419,7 +431,9 @@ class BookIndex:
                             details={"field": "query", "reason": "no_tokens"},
                             remediation="Search for words or CJK characters.")
         with self._connection() as conn:
-            if narrow is None and not boost:
+            if semantic is not None:
+                hits, total = self._fused(conn, terms, strict, top_k, narrow, boost, semantic)
+            elif narrow is None and not boost:
                 top, total = self._engine.top(conn, terms, strict, top_k)
             else:
                 scores = self._engine.scores(conn, terms, strict)
@@ -428,7 +442,8 @@ class BookIndex:
                 for rowid in boost & scores.keys():
                     scores[rowid] *= HINT_BOOST
                 top, total = best(scores, top_k), len(scores)
-            hits = self._hits(conn, top, terms) if top else []
+            if semantic is None:
+                hits = self._hits(conn, top, terms) if top else []
         return SearchResult(
             query=query, normalized_query=norm,
             terms=[Term(text=t.text, kind=t.kind) for t in terms],
@@ -488,7 +503,7 @@ class BookIndex:
               terms: Sequence[QueryTerm]) -> list[Hit]:
         rows = self._snippet_rows(conn, [rowid for _, rowid in top])
         hits = []
-        for neg_score, rowid in top:
+        for place, (neg_score, rowid) in enumerate(top, start=1):
             meta = self._by_rowid[rowid]
             text, norm, offmap = rows[rowid]
             snippet, matched = make_snippet(text, norm, offmap, terms)
@@ -497,8 +512,42 @@ class BookIndex:
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
                 snippet=snippet, matched_terms=matched, matched_by=["lexical"],
+                ranks={"lexical": place}, scores={"lexical": -neg_score},
             ))
         return hits
+
+    def _fused(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
+               top_k: int, narrow: set[int] | None, boost: set[int],
+               semantic: Sequence[tuple[float, int]]) -> tuple[list[Hit], int]:
+        scores = self._engine.scores(conn, terms, strict)
+        if narrow is not None:
+            scores = {rowid: s for rowid, s in scores.items() if rowid in narrow}
+        for rowid in boost & scores.keys():
+            scores[rowid] *= HINT_BOOST
+        lexical = best(scores, len(scores))
+        similar = {rowid: sim for sim, rowid in semantic if rowid in self._by_rowid
+                   and (narrow is None or rowid in narrow) and (not strict or rowid in scores)}
+        ranked = sorted(similar.items(), key=lambda kv: (-kv[1], kv[0]))[:SEMANTIC_POOL]
+        fused = rrf({"lexical": [rowid for _, rowid in lexical],
+                     "semantic": [rowid for rowid, _ in ranked]})
+        top = fused[:top_k]
+        rows = self._snippet_rows(conn, [f.rowid for f in top]) if top else {}
+        hits = []
+        for place, f in enumerate(top, start=1):
+            meta = self._by_rowid[f.rowid]
+            text, norm, offmap = rows[f.rowid]
+            snippet, matched = make_snippet(text, norm, offmap, terms)
+            stage = {"lexical": scores.get(f.rowid), "semantic": similar.get(f.rowid)}
+            hits.append(Hit(
+                record_id=meta.record_id, order=meta.order, score=f.score,
+                heading_path=list(meta.heading_path), unit_start=meta.unit_start,
+                unit_end=meta.unit_end, page_labels=list(meta.page_labels),
+                snippet=snippet, matched_terms=matched, matched_by=f.matched_by,
+                ranks={**f.ranks, "fused": place},
+                scores={**{k: v for k, v in stage.items() if k in f.ranks and v is not None},
+                        "rrf": f.score},
+            ))
+        return hits, len(fused)
 
 
 def _cache_rows(index: BookIndex, conn: sqlite3.Connection,

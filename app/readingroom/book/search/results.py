@@ -14,6 +14,7 @@ __all__ = [
     "HintApplied",
     "Hit",
     "IndexStats",
+    "ModeDetails",
     "SearchModes",
     "SearchResult",
     "Term",
@@ -57,8 +58,22 @@ class SearchModes(BaseModel):
 
     lexical: Literal["ok"] = "ok"
     lexical_engine: Literal["fts5", "python-bm25"]
-    semantic: str = "off"
-    rerank: str = "off"
+    semantic: Literal["off", "unavailable", "warming", "ok"] = "off"
+    rerank: Literal["off", "unavailable", "skipped", "ok"] = "off"
+
+
+class ModeDetails(BaseModel):
+    """Why each optional mode is in the state :class:`SearchModes` reports."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    semantic_reason: str | None = Field(None, description="Why semantic is not ok, if not.")
+    semantic_model: str | None = Field(None, description="The model the query was embedded "
+                                       "with, or the package's embeddings were made with.")
+    fusion: str | None = Field(None, description="How the rankings were fused, when they were.")
+    rerank_reason: str | None = Field(None, description="Why rerank is not ok, if not.")
+    rerank_model: str | None = None
+    rerank_seconds: float | None = None
 
 
 class Hit(BaseModel):
@@ -68,7 +83,10 @@ class Hit(BaseModel):
 
     record_id: str
     order: int
-    score: float = Field(description="BM25 score (times any boost); higher is better.")
+    score: float = Field(description="The score the hits are ordered by, higher is better: "
+                         "BM25 (times any boost) when only lexical search ran; the RRF score "
+                         "when lexical and semantic rankings were fused; the reranker's "
+                         "relevance when reranked. Compare it only within one result.")
     heading_path: list[str]
     unit_start: int
     unit_end: int
@@ -78,7 +96,15 @@ class Hit(BaseModel):
         "matches marked «like this», whitespace collapsed; … where cut."
     )
     matched_terms: list[str] = Field(description="Texts of the query terms this record has.")
-    matched_by: list[str] = Field(default_factory=lambda: ["lexical"])
+    matched_by: list[str] = Field(
+        default_factory=lambda: ["lexical"],
+        description="What found the record: lexical, semantic, or both.")
+    ranks: dict[str, int] = Field(
+        default_factory=dict,
+        description="1-based rank per stage: lexical, semantic, fused (RRF), rerank.")
+    scores: dict[str, float] = Field(
+        default_factory=dict,
+        description="Score per stage: lexical (BM25), semantic (cosine), rrf, rerank.")
 
 
 class SearchResult(BaseModel):
@@ -93,6 +119,8 @@ class SearchResult(BaseModel):
     top_k: int
     hints_applied: list[HintApplied]
     modes: SearchModes
+    mode_details: ModeDetails | None = Field(
+        None, description="Reasons and models behind modes (set by the book search service).")
     total_matches: int = Field(description="Records matching (after narrowing hints).")
     hits: list[Hit]
 

@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--replace", action="store_true", help="build a new version of an id")
     c.add_argument("--allow-image-only", action="store_true",
                    help="register a book without any text layer (render only)")
+    _model_options(c, "embed every record with this model into the package")
 
     c = sub.add_parser("search", help="ranked records for a query")
     c.add_argument("book_id")
@@ -116,6 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--top-k", type=int, default=10)
     c.add_argument("--strict", action="store_true", help="every term (and quoted phrase)")
     c.add_argument("--hint", action="append", metavar="KEY=VALUE")
+    _model_options(c, "embed the query with this model (the one the book was initialised "
+                   "with) and fuse with lexical results")
+    c.add_argument("--semantic", choices=("off", "auto", "on"), default="auto")
+    c.add_argument("--rerank", choices=("off", "auto", "on"), default="auto")
+    c.add_argument("--rerank-url", help="a Cohere/Jina-style /rerank endpoint")
+    c.add_argument("--rerank-model")
+    c.add_argument("--rerank-key-env", metavar="NAME",
+                   help="name of the variable (or keyring entry) holding its API key")
 
     c = sub.add_parser("locate", help="find a passage in the raw source text")
     c.add_argument("book_id")
@@ -175,6 +184,39 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _model_options(c: argparse.ArgumentParser, what: str) -> None:
+    g = c.add_argument_group("semantic model (optional, never downloaded)", what)
+    g.add_argument("--semantic-model", type=Path, metavar="DIR",
+                   help="a local model2vec folder (config.json, tokenizer.json, "
+                   "model.safetensors)")
+    g.add_argument("--embeddings-url", metavar="URL",
+                   help="an OpenAI-compatible embeddings endpoint, e.g. "
+                   "http://localhost:11434/v1")
+    g.add_argument("--embeddings-model", metavar="NAME")
+    g.add_argument("--embeddings-key-env", metavar="NAME",
+                   help="name of the variable (or keyring entry) holding its API key")
+
+
+def _semantic_config(args: argparse.Namespace) -> Any:
+    if args.semantic_model is None and args.embeddings_url is None:
+        return None
+    from .search.semantic import SemanticConfig
+
+    return SemanticConfig(model_dir=args.semantic_model, url=args.embeddings_url,
+                          model=args.embeddings_model, key_name=args.embeddings_key_env)
+
+
+def _reranker(args: argparse.Namespace) -> Any:
+    if not args.rerank_url:
+        return None
+    if not args.rerank_model:
+        raise CoreError(Code.INVALID_ARGUMENT, "--rerank-url needs --rerank-model.",
+                        remediation="e.g. --rerank-model rerank-v3.5")
+    from .search.rerank import HttpReranker
+
+    return HttpReranker(args.rerank_url, args.rerank_model, key_name=args.rerank_key_env)
+
+
 def _run(args: argparse.Namespace) -> Envelope:
     from .service import BookService, envelope_data
 
@@ -187,10 +229,15 @@ def _run(args: argparse.Namespace) -> Envelope:
     if cmd == "init":
         return service.init(args.source, book_id=args.book_id, title=args.title,
                             replace=args.replace, allow_image_only=args.allow_image_only,
-                            progress=_Progress())
+                            progress=_Progress(), semantic=_semantic_config(args))
     if cmd == "search":
+        if args.semantic_model or args.embeddings_url or args.rerank_url:
+            service = BookService(service.registry.data_dir, semantic=_semantic_config(args),
+                                  reranker=_reranker(args))
+            service.warm_up(wait=None)  # one search per process: wait for the model
         return service.search(args.book_id, args.query, top_k=args.top_k, strict=args.strict,
-                              hints=_hints(args.hint))
+                              hints=_hints(args.hint), semantic=args.semantic,
+                              rerank=args.rerank)
     if cmd == "locate":
         return service.locate(args.book_id, record_id=args.record_id, text=args.text,
                               hints=_hints(args.hint))

@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..core.envelope import Envelope, Level, QueryInfo, ResultInfo, utc_now_iso
@@ -26,6 +26,10 @@ from .locate import SourceText, check_locator, parse_locator
 from .model import Record, SourceDocument, SourceUnit
 from .package import BookPackage, Registry, book_id_from_name, check_book_id
 from .records import build_book_text
+
+if TYPE_CHECKING:  # the semantic modules load numpy; a lexical-only process never imports them
+    from .search.rerank import Reranker
+    from .search.semantic import SemanticConfig, SemanticRuntime, VectorStore
 
 __all__ = ["DEFAULT_MAX_CHARS", "MAX_CHARS_CEILING", "SERVER_NAME", "BookService",
            "envelope_data"]
@@ -106,6 +110,17 @@ class _Loaded:
                 self._index = BookIndex.open(self.pkg.file("index.sqlite"))
             return self._index
 
+    def vectors(self) -> VectorStore | None:
+        """The package's record vectors, read once; None when it has none."""
+        with self._lock:
+            if not hasattr(self, "_vectors"):
+                from .search.semantic import VectorStore
+
+                self._vectors = VectorStore.open(self.pkg.path,
+                                                 [r.record_id for r in self.records])
+            return self._vectors
+
+
 
 def _unit_to_json(unit: SourceUnit) -> dict[str, Any]:
     return dataclasses.asdict(unit)
@@ -125,9 +140,13 @@ def _record_from_json(data: dict[str, Any]) -> Record:
 class BookService:
     """The Core over one data folder; optionally limited to some book ids (single-book MCP)."""
 
-    def __init__(self, data_dir: Path | str, *, allowed_ids: set[str] | None = None) -> None:
+    def __init__(self, data_dir: Path | str, *, allowed_ids: set[str] | None = None,
+                 semantic: SemanticConfig | SemanticRuntime | None = None,
+                 reranker: Reranker | None = None) -> None:
         self.registry = Registry(data_dir)
         self.allowed_ids = allowed_ids
+        # Optional search modes chosen at launch; the model loads once, in warm_up().
+        self.semantic, self.reranker = _semantic_runtime(semantic), reranker
         self._cache: OrderedDict[tuple[str, int], _Loaded] = OrderedDict()
         self._cache_lock = threading.Lock()
 
@@ -181,8 +200,13 @@ class BookService:
         replace: bool = False,
         allow_image_only: bool = False,
         progress: Callable[[str, int, int], None] | None = None,
+        semantic: SemanticConfig | None = None,
     ) -> Envelope:
-        """Ingest a source file into a new package version and publish it atomically."""
+        """Ingest a source file into a new package version and publish it atomically.
+
+        With ``semantic``, every record is embedded with that model into the package
+        (``embeddings/``, with the model's identity in ``capabilities.semantic``).
+        """
         from .ingest import detect_format, ingest
 
         began = time.monotonic()
@@ -215,6 +239,11 @@ class BookService:
             stats = build_index(book_text.records, build / "index.sqlite",
                                 unit_labels=[u.label for u in doc.units])
             manifest = self._manifest(book_id, src.name, sha, size, doc, book_text, stats)
+            if semantic is not None:
+                from .search.semantic import embed_package
+
+                manifest["capabilities"]["semantic"] = embed_package(book_text.records, build,
+                                                                     semantic)
 
             def finalize(folder: Path, version: int) -> None:
                 manifest["version"] = version
@@ -335,7 +364,7 @@ class BookService:
             "package": str(pkg.path), "title": m["title"], "authors": m["authors"],
             "language": m["language"], "source": m["source"], "counts": m["counts"],
             "capabilities": m["capabilities"], "warnings": m["warnings"][:20],
-            "search_modes": {"lexical": "ok", "semantic": "off", "rerank": "off"},
+            "search_modes": self._search_modes(m),
             "created": m["created"], "tool": m["tool"],
         })
 
@@ -348,14 +377,62 @@ class BookService:
         return self._env("book_remove", data={"book_id": book_id, "versions_removed": removed})
 
     # ------------------------------------------------------------------ search
+    def warm_up(self, wait: float | None = 0.0) -> None:
+        """Start loading the launch-time semantic model in the background (once).
+
+        ``wait``: seconds to wait for it (None: until loaded); the MCP server passes 0 after
+        ``initialize``, a one-shot CLI search waits.
+        """
+        if self.semantic is not None:
+            self.semantic.start()
+            if wait is None or wait > 0:
+                self.semantic.wait(wait)
+
+    def _search_modes(self, manifest: Mapping[str, Any]) -> dict[str, Any]:
+        if self.semantic is None and self.reranker is None:
+            return {"lexical": "ok", "semantic": "off", "rerank": "off"}
+        from .search.semantic import modes_status
+
+        if self.semantic is not None:
+            self.semantic.start()
+        return modes_status(manifest["capabilities"].get("semantic"), self.semantic,
+                            self.reranker)
+
+    def _run_search(self, loaded: _Loaded, query: str, top_k: int, strict: bool,
+                    hints: dict[str, str], semantic: str, rerank: str,
+                    deadline: float | None) -> Any:
+        if self.semantic is None and self.reranker is None and semantic != "on" and (
+                rerank != "on"):
+            return loaded.index.search(query, top_k=top_k, strict=strict, hints=hints)
+        from .search.semantic import hybrid_search, record_text
+
+        if self.semantic is not None:
+            self.semantic.start()  # never loads here: a search only reports "warming"
+        return hybrid_search(
+            loaded.index, query, top_k=top_k, strict=strict, hints=hints,
+            store=loaded.vectors, runtime=self.semantic, reranker=self.reranker,
+            semantic=semantic, rerank_mode=rerank, deadline=deadline,  # type: ignore[arg-type]
+            texts=lambda rid: record_text(loaded.by_id[rid]))
+
     def search(self, book_id: str, query: str, *, top_k: int = 10, strict: bool = False,
-               hints: Mapping[str, str] | None = None) -> Envelope:
-        """Ranked records for a query, with the modes that ran."""
+               hints: Mapping[str, str] | None = None, semantic: str = "auto",
+               rerank: str = "auto", deadline: float | None = None) -> Envelope:
+        """Ranked records for a query, with the modes that ran and why others did not.
+
+        ``semantic`` and ``rerank`` are ``off | auto | on`` for this call (they run only when
+        chosen at launch); ``deadline`` is the ``time.monotonic()`` the answer is due by.
+        """
+        for field, value in (("semantic", semantic), ("rerank", rerank)):
+            if value not in ("off", "auto", "on"):
+                raise CoreError(Code.INVALID_ARGUMENT, f"{field} must be off, auto or on.",
+                                details={"field": field, "value": value},
+                                remediation="Omit it for auto.")
         if not (1 <= top_k <= 50):
             raise CoreError(Code.INVALID_ARGUMENT, "top_k must be between 1 and 50.",
                             remediation="Omit it for 10.")
         loaded = self._load(book_id)
-        result = loaded.index.search(query, top_k=top_k, strict=strict, hints=dict(hints or {}))
+        result = self._run_search(loaded, query, top_k, strict, dict(hints or {}), semantic,
+                                  rerank, deadline)
         data = result.model_dump(mode="json")
         hits = data.pop("hits")
         env = self._env(
@@ -363,9 +440,18 @@ class BookService:
                                              "version": loaded.pkg.version,
                                              "content_trust": TRUST_NOTE},
             query=QueryInfo(input={"query": query, "top_k": top_k, "strict": strict,
-                                   "hints": dict(hints or {})}),
+                                   "hints": dict(hints or {}), "semantic": semantic,
+                                   "rerank": rerank}),
             result=ResultInfo(total=data.get("total_matches"), returned=len(hits)),
         )
+        details = data.get("mode_details") or {}
+        for mode, asked, good in (("semantic", semantic, "ok"), ("rerank", rerank, "ok")):
+            if asked == "on" and data["modes"][mode] != good:
+                env.diagnose(Level.warning, Code.CAPABILITY_UNAVAILABLE,
+                             f"{mode} was asked for but is {data['modes'][mode]}: "
+                             f"{details.get(mode + '_reason') or 'no reason given'}",
+                             hint="These results are lexical only." if mode == "semantic"
+                             else "These results are not reranked.")
         if not hits:
             env.diagnose(Level.info, Code.ZERO_RESULT, "No record matches the query.",
                          hint="Drop --strict, shorten the query, or try the original script.")
@@ -658,3 +744,10 @@ def _heading_range(lines: list[str], heading: str):
             break
     return n, end, []
 
+
+def _semantic_runtime(choice: SemanticConfig | SemanticRuntime | None) -> SemanticRuntime | None:
+    if choice is None:
+        return None
+    from .search.semantic import SemanticConfig, SemanticRuntime
+
+    return SemanticRuntime(choice) if isinstance(choice, SemanticConfig) else choice

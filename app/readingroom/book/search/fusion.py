@@ -4,8 +4,8 @@ A record's fused score is the sum over the rankings that hold it of ``1 / (k + r
 counted from 1 (Cormack et al.; k = 60 as in the literature-search seed). Scores of different
 backends (BM25, cosine) are never compared, only their ranks. Ties break, in this order, on the
 better best rank, on the earlier ranking in the order given (lexical before semantic: an exact
-match is the more certain), then on the rowid (reading order): the same inputs always give the
-same order.
+match is the more certain), and last on the rowid (reading order; a guard, as one ranking
+never holds two records at one rank): the same inputs always give the same order.
 """
 
 from __future__ import annotations

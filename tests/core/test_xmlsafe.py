@@ -147,8 +147,50 @@ def test_html_doctype_with_internal_subset_is_still_unsafe() -> None:
         parse_xml(b'<!DOCTYPE html [<!ENTITY x SYSTEM "file:///etc/passwd">]><html>&x;</html>')
 
 
+def _nested(depth: int, *, closed: bool = True) -> bytes:
+    return b"<r>" + b"<d>" * depth + b"x" + (b"</d>" * depth if closed else b"") + b"</r>"
+
+
+def test_nesting_up_to_the_limit_parses() -> None:
+    root = parse_xml(_nested(xmlsafe.MAX_DEPTH - 2))
+    assert "".join(root.itertext()) == "x"
+
+
+def test_nesting_past_the_limit_is_too_deep_not_malformed() -> None:
+    with pytest.raises(XmlParseError) as info:
+        parse_xml(_nested(xmlsafe.MAX_DEPTH + 10))
+    assert info.value.details["reason"] == "too_deep"
+    assert info.value.details["max_depth"] == xmlsafe.MAX_DEPTH
+    assert str(xmlsafe.MAX_DEPTH) in info.value.message
+
+
+def test_a_malformed_document_after_a_deep_one_is_still_malformed() -> None:
+    # lxml's exception log can carry entries of earlier parses; they must not leak in.
+    with pytest.raises(XmlParseError):
+        parse_xml(_nested(xmlsafe.MAX_DEPTH + 10))
+    with pytest.raises(XmlParseError) as info:
+        parse_xml(_nested(10, closed=False))
+    assert info.value.details["reason"] == "malformed"
+
+
+def test_depth_limit_hit_reads_a_recovering_parsers_log() -> None:
+    deep = etree.HTMLParser(no_network=True)
+    etree.fromstring(_nested(xmlsafe.MAX_DEPTH + 10), deep)
+    shallow = etree.HTMLParser(no_network=True)
+    etree.fromstring(_nested(10, closed=False), shallow)
+    assert xmlsafe.depth_limit_hit(deep.error_log)
+    assert not xmlsafe.depth_limit_hit(shallow.error_log)
+
+
 def test_exports() -> None:
-    assert set(xmlsafe.__all__) == {"UnsafeXmlError", "XmlParseError", "parse_xml", "strip_doctype"}
+    assert set(xmlsafe.__all__) == {
+        "MAX_DEPTH",
+        "UnsafeXmlError",
+        "XmlParseError",
+        "depth_limit_hit",
+        "parse_xml",
+        "strip_doctype",
+    }
 
 
 # --------------------------------------------------------------------------- strip_doctype

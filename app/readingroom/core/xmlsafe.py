@@ -5,6 +5,12 @@ Upstream XML is untrusted. A document type declaration is the doorway to externa
 no upstream this suite reads needs one. So a DOCTYPE is refused outright, before lxml sees the
 document, and again after parsing as a backstop; the parser itself resolves no entities, loads
 no DTD and touches no network. Errors never quote the body: it may be large, hostile or private.
+
+libxml2's limits stay on (no ``huge_tree``: it would lift the text-node, name and expansion
+limits too), among them the nesting depth of :data:`MAX_DEPTH`. A document past it is not
+malformed, it is too deep to read; the error says so (``details["reason"] == "too_deep"``) so
+a caller can refuse it rather than read a truncated tree, and :func:`depth_limit_hit` tells the
+same from a recovering parser's error log.
 """
 
 from __future__ import annotations
@@ -16,9 +22,18 @@ from lxml import etree
 
 from .errors import Code, CoreError
 
-__all__ = ["UnsafeXmlError", "XmlParseError", "parse_xml", "strip_doctype"]
+__all__ = [
+    "MAX_DEPTH",
+    "UnsafeXmlError",
+    "XmlParseError",
+    "depth_limit_hit",
+    "parse_xml",
+    "strip_doctype",
+]
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+MAX_DEPTH = 256
+"""libxml2's nesting limit without XML_PARSE_HUGE; deeper elements are never read."""
 
 # Whitespace, processing instructions (the XML declaration among them) and comments may come
 # before a DOCTYPE; anything else ends the prolog.
@@ -154,6 +169,17 @@ def parse_xml(data: bytes | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> etree
     try:
         root = etree.fromstring(data, _parser(forced_encoding))
     except etree.XMLSyntaxError as exc:
+        # exc.error_log may still hold entries of earlier parses: only the raising error counts.
+        if _is_depth_error(exc.code, exc.msg):
+            raise XmlParseError(
+                f"The upstream response nests elements more than {MAX_DEPTH} levels deep.",
+                details={
+                    "reason": "too_deep",
+                    "max_depth": MAX_DEPTH,
+                    "line": exc.lineno,
+                    "column": exc.offset,
+                },
+            ) from None
         # lxml's message can quote the document, so only the position is passed on.
         raise XmlParseError(
             "The upstream response is not well-formed XML.",
@@ -166,6 +192,19 @@ def parse_xml(data: bytes | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> etree
             details={"reason": "doctype"},
         )
     return root
+
+
+def depth_limit_hit(error_log: etree._ListErrorLog) -> bool:
+    """True if ``error_log`` (a parser's or an exception's) records the nesting-depth limit.
+
+    A recovering parser (lxml's HTML parser) stops building the tree at the limit and drops
+    everything after it without raising; its log is the only trace.
+    """
+    return any(_is_depth_error(entry.type, entry.message) for entry in error_log)
+
+
+def _is_depth_error(code: int, message: str | None) -> bool:
+    return code == etree.ErrorTypes.ERR_RESOURCE_LIMIT and "depth" in (message or "").lower()
 
 
 def strip_doctype(text: str) -> str:

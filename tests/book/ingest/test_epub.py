@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 import zipfile
 
 from readingroom.book.ingest import ingest
@@ -354,3 +355,37 @@ def test_font_obfuscation_is_not_drm(tmp_path):
         extra_files={"META-INF/encryption.xml": encryption},
     )
     assert ingest(path).units[0].text == "text"
+
+
+def test_declared_encodings_unknown_or_not_text_fall_back_to_utf8(tmp_path):
+    path = make_epub(tmp_path / "b.epub", [("A", "<p>café</p>"), ("B", "<p>thé</p>")])
+    rewrite_entry(path, "OEBPS/chapter01.xhtml", lambda t: t.replace("utf-8", "no-such-codec"))
+    rewrite_entry(path, "OEBPS/chapter02.xhtml", lambda t: t.replace("utf-8", "base64"))
+    doc = ingest(path)
+    assert [u.text for u in doc.units] == ["café", "thé"]
+    assert not [w for w in doc.warnings if "U+FFFD" in w]
+
+
+def test_duplicate_directory_entries_are_harmless(tmp_path):
+    path = make_epub(tmp_path / "b.epub", [("A", "<p>alpha</p>")])
+    with warnings.catch_warnings(), zipfile.ZipFile(path, "a") as zf:
+        warnings.simplefilter("ignore")  # zipfile warns "Duplicate name"
+        zf.writestr(zipfile.ZipInfo("OEBPS/images/"), b"")
+        zf.writestr(zipfile.ZipInfo("OEBPS/images/"), b"")
+    assert ingest(path).units[0].text == "alpha"
+
+
+def test_a_file_listed_by_two_manifest_items_is_read_once(tmp_path):
+    path = make_epub(tmp_path / "b.epub", [("A", "<p>alpha</p>"), ("B", "<p>beta</p>")])
+    rewrite_entry(
+        path,
+        "OEBPS/content.opf",
+        lambda t: t.replace(
+            "</manifest>",
+            '<item id="again" href="chapter01.xhtml" media-type="application/xhtml+xml"/>'
+            "</manifest>",
+        ).replace("</spine>", '<itemref idref="again"/></spine>'),
+    )
+    doc = ingest(path)
+    assert [u.text for u in doc.units] == ["alpha", "beta"]
+    assert any("1 spine entry repeats a chapter" in w for w in doc.warnings)

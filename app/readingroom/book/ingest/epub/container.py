@@ -1,4 +1,9 @@
-"""The EPUB's ZIP container: limits checked before anything is read, capped reads, path rules."""
+"""The EPUB's ZIP container: limits checked before anything is read, capped reads, path rules.
+
+The 512 MiB limit is checked twice: on the sizes the ZIP directory declares, before anything is
+read, and on the bytes actually inflated, summed over every read, so no way of reading an entry
+again (a spine listing one chapter thousands of times) gets past it.
+"""
 
 from __future__ import annotations
 
@@ -66,9 +71,19 @@ class _Container:
                 entries=len(infos),
             )
         total = 0
+        self.inflated = 0
         self.entries: dict[str, zipfile.ZipInfo] = {}
         for info in infos:
             name = info.filename
+            if name in self.entries:
+                # zipfile keeps the last copy, other readers the first: the book is ambiguous.
+                raise _unsafe(
+                    path,
+                    "The EPUB's ZIP archive has two entries with the same name, so what it "
+                    "contains depends on the program reading it.",
+                    reason="duplicate",
+                    entry=name[:200],
+                )
             if not _safe_entry_name(name):
                 raise _unsafe(
                     path,
@@ -100,7 +115,7 @@ class _Container:
         return name in self.entries
 
     def read(self, name: str, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
-        """An entry's bytes, never more than ``limit``."""
+        """An entry's bytes, never more than ``limit``, all reads together within the budget."""
         info = self.entries[name]
         if info.flag_bits & 0x1:
             raise CoreError(
@@ -126,6 +141,15 @@ class _Container:
             ) from None
         if len(data) > limit:
             raise _unsafe(self.path, "An EPUB entry inflates past its limit.", reason="inflate")
+        self.inflated += len(data)
+        if self.inflated > MAX_TOTAL_BYTES:
+            raise _unsafe(
+                self.path,
+                f"Reading the EPUB inflates more than {MAX_TOTAL_BYTES // 2**20} MiB "
+                "(entries read again and again?).",
+                reason="size",
+                size=self.inflated,
+            )
         return data
 
 

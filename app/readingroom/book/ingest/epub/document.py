@@ -11,7 +11,13 @@ from typing import Any
 
 from lxml import etree
 
-from ....core.xmlsafe import UnsafeXmlError, XmlParseError, parse_xml, strip_doctype
+from ....core.xmlsafe import (
+    UnsafeXmlError,
+    XmlParseError,
+    depth_limit_hit,
+    parse_xml,
+    strip_doctype,
+)
 from .container import MAX_DOCUMENT_BYTES
 
 __all__: list[str] = []
@@ -24,7 +30,13 @@ _XML_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos"})
 
 
 def _decode(data: bytes) -> str:
-    for bom, codec in (
+    return _decode_counted(data)[0]
+
+
+def _decode_counted(data: bytes) -> tuple[str, int, str]:
+    """``(text, byte sequences replaced by U+FFFD, codec)`` by BOM, declaration or UTF-8."""
+    body, codec = data, "utf-8"
+    for bom, bom_codec in (
         (codecs.BOM_UTF8, "utf-8"),
         (codecs.BOM_UTF32_LE, "utf-32-le"),
         (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -32,17 +44,30 @@ def _decode(data: bytes) -> str:
         (codecs.BOM_UTF16_BE, "utf-16-be"),
     ):
         if data.startswith(bom):
-            return data[len(bom) :].decode(codec, errors="replace")
-    if data[:4] == b"<\x00?\x00":
-        return data.decode("utf-16-le", errors="replace")
-    if data[:4] == b"\x00<\x00?":
-        return data.decode("utf-16-be", errors="replace")
-    declared = _ENCODING_DECL.match(data[:256])
-    codec = declared.group(1).decode("ascii") if declared else "utf-8"
+            body, codec = data[len(bom) :], bom_codec
+            break
+    else:
+        if data[:4] == b"<\x00?\x00":
+            codec = "utf-16-le"
+        elif data[:4] == b"\x00<\x00?":
+            codec = "utf-16-be"
+        else:
+            declared = _ENCODING_DECL.match(data[:256])
+            if declared:
+                codec = declared.group(1).decode("ascii")
     try:
-        return data.decode(codec, errors="replace")
-    except LookupError:
-        return data.decode("utf-8", errors="replace")
+        return _decode_as(body, codec)
+    except LookupError:  # unknown, or not a text encoding ("base64", "rot13")
+        return _decode_as(body, "utf-8")
+
+
+def _decode_as(body: bytes, codec: str) -> tuple[str, int, str]:
+    try:
+        return body.decode(codec), 0, codec
+    except UnicodeDecodeError:
+        text = body.decode(codec, errors="replace")
+        # "replace" puts one U+FFFD per bad sequence where "ignore" puts nothing.
+        return text, len(text) - len(body.decode(codec, errors="ignore")), codec
 
 
 def _entity_to_reference(match: re.Match[str]) -> str:
@@ -59,10 +84,17 @@ class _UnsafeDoctype(Exception):
     """A DOCTYPE with an internal subset: entity declarations."""
 
 
+class _TooDeep(Exception):
+    """Elements nested past the parser's depth limit: what lies deeper cannot be read."""
+
+
 @dataclass
 class _Parsed:
     root: Any
     html_fallback: bool = False
+    replaced: int = 0
+    """Byte sequences that were not valid in ``encoding`` and became U+FFFD."""
+    encoding: str = "utf-8"
 
 
 def _parse(data: bytes, *, content: bool) -> _Parsed:
@@ -70,29 +102,36 @@ def _parse(data: bytes, *, content: bool) -> _Parsed:
 
     Raises:
         _UnsafeDoctype: entity declarations or another refused construct.
+        _TooDeep: nested past the depth limit (the HTML parser would drop the rest silently).
         XmlParseError: not well-formed (and, for content, not even HTML).
     """
+    decoded, replaced, encoding = _decode_counted(data)
     try:
-        text = strip_doctype(_decode(data))
+        text = strip_doctype(decoded)
     except UnsafeXmlError:
         raise _UnsafeDoctype from None
     if "&" in text:
         text = _ENTITY_REF.sub(_entity_to_reference, text)
     try:
         # UTF-8 may be longer than the bytes read (UTF-16 CJK), hence the headroom.
-        return _Parsed(parse_xml(text, max_bytes=2 * MAX_DOCUMENT_BYTES))
+        root = parse_xml(text, max_bytes=2 * MAX_DOCUMENT_BYTES)
+        return _Parsed(root, replaced=replaced, encoding=encoding)
     except UnsafeXmlError:
         raise _UnsafeDoctype from None
-    except XmlParseError:
+    except XmlParseError as exc:
+        if exc.details.get("reason") == "too_deep":
+            raise _TooDeep from None
         if not content:
             raise
     parser = etree.HTMLParser(
         encoding="utf-8", no_network=True, remove_pis=True, default_doctype=False
     )
     root = etree.fromstring(text.encode("utf-8"), parser)
+    if depth_limit_hit(parser.error_log):
+        raise _TooDeep
     if root is None:
         raise XmlParseError("The document is empty.", details={"reason": "empty"})
-    return _Parsed(root, html_fallback=True)
+    return _Parsed(root, html_fallback=True, replaced=replaced, encoding=encoding)
 
 
 def _local(element: Any) -> str:

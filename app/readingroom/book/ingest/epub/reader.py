@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import posixpath
 import zipfile
 from collections.abc import Callable
@@ -10,10 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from ....core.errors import Code, CoreError
-from ....core.xmlsafe import XmlParseError
+from ....core.xmlsafe import MAX_DEPTH, XmlParseError
 from ...model import SourceDocument, SourceUnit
 from .container import MAX_CSS_BYTES, _Container, _corrupt, _resolve, _unsafe
-from .document import _decode, _descendants, _first, _local, _parse, _Parsed, _UnsafeDoctype
+from .document import (
+    _decode,
+    _descendants,
+    _first,
+    _local,
+    _parse,
+    _Parsed,
+    _TooDeep,
+    _UnsafeDoctype,
+)
 from .markdown import _MarkdownRenderer
 from .navigation import contents
 from .package import _Images, _Package, check_encryption, read_package
@@ -73,7 +83,7 @@ class _Reader:
 
     def document(self, name: str, what: str, *, content: bool = False) -> _Parsed:
         try:
-            return _parse(self.container.read(name), content=content)
+            parsed = _parse(self.container.read(name), content=content)
         except _UnsafeDoctype:
             raise _unsafe(
                 self.path,
@@ -81,6 +91,32 @@ class _Reader:
                 reason="doctype",
                 entry=name[:200],
             ) from None
+        except _TooDeep:
+            raise CoreError(
+                Code.UNSAFE_SOURCE,
+                f"The EPUB's {what} {name[:120]!r} nests elements more than {MAX_DEPTH} levels "
+                "deep; its text past that depth would be lost, so the book is refused.",
+                details={
+                    "path": str(self.path),
+                    "reason": "depth",
+                    "entry": name[:200],
+                    "max_depth": MAX_DEPTH,
+                },
+                remediation=f"Repair the markup (e.g. in Sigil) so elements nest at most "
+                f"{MAX_DEPTH} levels deep, or obtain the book from a trusted source.",
+            ) from None
+        if parsed.replaced:
+            encoding = codecs.lookup(parsed.encoding).name.upper()
+            sequences = (
+                "1 byte sequence that is"
+                if parsed.replaced == 1
+                else f"{parsed.replaced:,} byte sequences that are"
+            )
+            self.warn(
+                f"The EPUB's {what} {name} has {sequences} not valid {encoding}; each was read "
+                "as U+FFFD."
+            )
+        return parsed
 
     def read(self) -> SourceDocument:
         check_encryption(self)
@@ -91,8 +127,19 @@ class _Reader:
         headings: list[str | None] = []
         total = len(package.spine)
         non_linear = 0
+        listed: set[str] = set()
+        repeats = 0
         for done, (idref, linear) in enumerate(package.spine, start=1):
-            found = self.spine_unit(idref, len(units), manifest_paths, package)
+            item = package.manifest.get(idref)
+            # EPUB allows one itemref per manifest item; a repeat would add the same text again
+            # (memory, duplicate search hits, every quote ambiguous), so each file is read once.
+            if item is not None and item.path in listed:
+                repeats += 1
+                found = None
+            else:
+                if item is not None:
+                    listed.add(item.path)
+                found = self.spine_unit(idref, len(units), manifest_paths, package)
             if found is not None:
                 unit, heading = found
                 non_linear += not linear
@@ -109,6 +156,12 @@ class _Reader:
                 details={"path": str(self.path), "spine_items": total},
                 remediation="Check the book opens in an e-book reader; an image-only EPUB "
                 "cannot be registered.",
+            )
+        if repeats:
+            many = f"{repeats:,} spine entries repeat"
+            self.warn(
+                f"{many if repeats > 1 else '1 spine entry repeats'} a chapter listed before; "
+                "each chapter is read once."
             )
         if non_linear:
             self.warn(

@@ -30,6 +30,7 @@ __all__ = [
     "CASES",
     "CONTRACT_SERVERS",
     "HERE",
+    "PENDING_SERVERS",
     "TEST_SERVERS",
     "Call",
     "ContractCase",
@@ -130,8 +131,15 @@ CASES: dict[str, ContractCase] = {c.name: c for c in (
 )}
 """One line per server of the real and the test catalogue."""
 
-CONTRACT_SERVERS: tuple[ServerInfo, ...] = (*SERVERS.values(), *TEST_SERVERS.values())
-"""What the contract is parametrised over: the real catalogue, then the test servers."""
+PENDING_SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
+    BOOK,
+) if s.name not in SERVERS}
+"""Real servers held to the contract before their catalogue line lands (book-agent joins
+SERVERS with its host registration, issue 10 §4)."""
+
+CONTRACT_SERVERS: tuple[ServerInfo, ...] = (*SERVERS.values(), *PENDING_SERVERS.values(),
+                                            *TEST_SERVERS.values())
+"""What the contract is parametrised over: the real catalogue, pending servers, test servers."""
 
 
 def case_for(server: ServerInfo) -> ContractCase:

@@ -1,0 +1,1 @@
+"""book-agent's MCP server: shared library builder and stdio helpers of its tests."""

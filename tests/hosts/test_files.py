@@ -55,10 +55,10 @@ def test_backup_names_do_not_collide(tmp_path: Path):
 
 def test_write_config_backs_up_keeps_the_mode_and_writes_no_bom(tmp_path: Path):
     path = tmp_path / "sub" / "c.json"
-    assert write_config(path, "{}\n", existed=False, now=lambda: NOW) is None
+    assert write_config(path, "{}\n", original=None, now=lambda: NOW) is None
     assert path.read_bytes() == b"{}\n"
     os.chmod(path, 0o600)
-    backup = write_config(path, '{"é": 1}\n', existed=True, now=lambda: NOW)
+    backup = write_config(path, '{"é": 1}\n', original=b"{}\n", now=lambda: NOW)
     assert backup is not None and backup.read_bytes() == b"{}\n"
     assert path.read_bytes() == '{"é": 1}\n'.encode()
     if os.name != "nt":
@@ -70,7 +70,7 @@ def test_a_failed_write_is_a_config_write_error(tmp_path: Path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     with pytest.raises(ConfigWriteError, match="could not write"):
-        write_config(blocker / "c.json", "{}", existed=False)
+        write_config(blocker / "c.json", "{}", original=None)
 
 
 def test_plain_unwraps_tomlkit_items_only():

@@ -16,8 +16,9 @@ such a file with our values is ``unchanged``: not written, no backup.
 
 from __future__ import annotations
 
+import math
 import tomllib
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -26,14 +27,46 @@ from tomlkit.exceptions import ParseError as TomlkitParseError
 from tomlkit.items import InlineTable, Table
 
 from .entries import STARTUP_TIMEOUT_S, TOOL_TIMEOUT_MARGIN_S, ServerEntry, same_meaning
+from .files import MAX_NESTING, check_values
 from .host import FileHost
 from .outcome import ConfigParseError
 
 __all__ = ["CodexHost"]
 
 
+_INT64 = range(-(2**63), 2**63)
+"""TOML integers are 64-bit: Codex's parser refuses any other (tomllib does not)."""
+
+
 def _seconds(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
+
+
+class _TooLarge(ValueError):
+    pass
+
+
+def _finite_float(token: str) -> float:
+    """``nan`` and ``inf`` are TOML and stay; a literal too large for a double is refused."""
+    value = float(token.replace("_", ""))
+    if math.isinf(value) and token.lstrip("+-") != "inf":
+        raise _TooLarge(f"the float {token[:40]} is too large for a double")
+    return value
+
+
+def _int64_only(value: Any, path: Path) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, int) and item not in _INT64:
+            raise ConfigParseError(f"{path}: the integer {str(item)[:40]} is outside TOML's "
+                                   "64-bit range, which Codex cannot read; not changed")
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 class CodexHost(FileHost):
@@ -65,11 +98,30 @@ class CodexHost(FileHost):
         return value
 
     def parse(self, text: str, path: Path) -> Any:
-        """Parse strictly with tomllib first (tomlkit is more lenient), then with tomlkit."""
+        """Parse strictly with tomllib first (tomlkit is more lenient), then with tomlkit.
+
+        Also refused, as Codex could not read them: an integer outside 64 bits, a float literal
+        beyond a double's range, nesting deeper than :data:`.files.MAX_NESTING` (``nan`` and
+        ``inf`` are TOML, and kept).
+
+        Raises:
+            ConfigParseError: naming the file and the problem; never ``RecursionError``.
+        """
         try:
-            tomllib.loads(text)
+            values = tomllib.loads(text, parse_float=_finite_float)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigParseError(f"{path}: not valid TOML ({exc}); not changed") from None
+        except _TooLarge as exc:
+            raise ConfigParseError(f"{path}: {exc}, which Codex cannot read; not changed") \
+                from None
+        except RecursionError:
+            raise ConfigParseError(f"{path}: nested more than {MAX_NESTING} levels deep, more "
+                                   "than Codex reads; not changed") from None
+        check_values(values, path)
+        _int64_only(values, path)
+        try:
             return tomlkit.parse(text)
-        except (tomllib.TOMLDecodeError, TomlkitParseError) as exc:
+        except TomlkitParseError as exc:
             raise ConfigParseError(f"{path}: not valid TOML ({exc}); not changed") from None
 
     def dump(self, doc: Any, original: str | None) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, ClassVar
 
 from .entries import TOOL_TIMEOUT_MARGIN_S, ServerEntry
-from .files import read_config_text
+from .files import parse_json_config, read_config_text
 from .host import JsonHost
 from .outcome import ConfigParseError, HostOutcome
 
@@ -208,7 +208,7 @@ def _read_json(path: Path) -> Any:
         source = read_config_text(path)
         if source.text is None:
             return None
-        return json.loads(source.text) if source.text.strip() else {}
+        return parse_json_config(source.text, path, refuse_duplicates=False)
     except (ConfigParseError, OSError, ValueError) as exc:
         return f"{path} cannot be read ({exc})"
 

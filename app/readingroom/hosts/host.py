@@ -10,15 +10,25 @@ from __future__ import annotations
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..core.files import write_target
 from ..core.platform import Machine
 from .entries import ServerEntry, check_entry, is_ours, repair_reason, same_meaning
-from .files import ConfigText, parse_json_config, plain, read_config_text, write_config
+from .files import (
+    ConfigText,
+    config_lock,
+    keep_line_ending,
+    parse_json_config,
+    plain,
+    read_config_text,
+    write_config,
+)
 from .outcome import (
     Action,
+    ConfigChangedError,
     ConfigParseError,
     ConfigWriteError,
     EntryOutcome,
@@ -26,7 +36,15 @@ from .outcome import (
     HostOutcome,
 )
 
-__all__ = ["FileHost", "Host", "JsonHost"]
+__all__ = ["EDIT_ATTEMPTS", "FileHost", "Host", "JsonHost"]
+
+EDIT_ATTEMPTS = 5
+"""How often an edit is redone on a file another program changed meanwhile before giving up."""
+
+_Change = Callable[[ConfigText, Any, bool], tuple[FileOutcome, bool]]
+"""Plan (``commit`` false) or make (true) one file's change: its outcome, and whether it
+changes."""
+
 
 class Host(ABC):
     """One MCP host: print, install, remove and verify the suite's entries."""
@@ -178,16 +196,50 @@ class FileHost(Host):
         self, entries: Sequence[ServerEntry], *, config: Path | None = None, force: bool = False
     ) -> HostOutcome:
         """Add or update the entries in every target file (idempotent)."""
-        outcome = self._outcome()
         # Parse every target before writing any, so one broken file leaves all untouched.
         loaded = [self._load(path) for path in self._paths(config, existing_only=False)]
-        for source, doc in loaded:
-            outcome.files.append(self._install_into(source, doc, entries, force))
+        return self._change(loaded, lambda source, doc, commit: self._install_into(
+            source, doc, entries, force, commit=commit))
+
+    def _change(self, loaded: Sequence[tuple[ConfigText, Any]], change: _Change) -> HostOutcome:
+        """Plan ``change`` on every loaded file; then, holding their locks, redo it on each
+        file that changes, read afresh, and write it.
+
+        Files that do not change are neither locked nor written, so a refused or unchanged file
+        gets no lock file beside it either.
+        """
+        outcome = self._outcome()
+        planned = [change(source, doc, False) for source, doc in loaded]
+        changing = [source.path for (source, _), (_, changed) in zip(loaded, planned, strict=True)
+                    if changed]
+        if not changing:
+            outcome.files = [result for result, _ in planned]
+            return outcome
+        with config_lock(changing):
+            for (source, _), (result, changed) in zip(loaded, planned, strict=True):
+                outcome.files.append(self._edit(source.path, change) if changed else result)
         return outcome
 
+    def _edit(self, path: Path, change: _Change) -> FileOutcome:
+        """Read ``path`` (under its lock), apply ``change`` and write it; when another program
+        wrote the file meanwhile (the host itself does not take our lock), redo the change on
+        what the file holds now, :data:`EDIT_ATTEMPTS` times at most."""
+        for attempt in range(EDIT_ATTEMPTS):
+            source, doc = self._load(path)
+            try:
+                result, _ = change(source, doc, True)
+                return result
+            except ConfigChangedError as exc:
+                if attempt == EDIT_ATTEMPTS - 1:
+                    raise ConfigChangedError(
+                        f"{exc} ({EDIT_ATTEMPTS} times). Close the program that keeps "
+                        "writing it (the host?) and try again") from None
+        raise AssertionError("unreachable")
+
     def _install_into(
-        self, source: ConfigText, doc: Any, entries: Sequence[ServerEntry], force: bool
-    ) -> FileOutcome:
+        self, source: ConfigText, doc: Any, entries: Sequence[ServerEntry], force: bool, *,
+        commit: bool,
+    ) -> tuple[FileOutcome, bool]:
         result = FileOutcome(source.path)
         servers = self.servers_of(doc, source.path, create=True)
         assert servers is not None
@@ -228,38 +280,37 @@ class FileHost(Host):
         if source.had_bom:
             result.notes.append("removed a UTF-8 byte-order mark")
             changed = True
-        if changed:
+        if changed and commit:
             self._write(source, doc, result)
             written = [e for e in entries if any(
                 o.name == e.name and o.action in (Action.ADDED, Action.UPDATED, Action.REPAIRED)
                 for o in result.entries)]
             self._reread(source.path, present=written, absent=())
-        return result
+        return result, changed
 
     def remove(
         self, names: Sequence[str], *, config: Path | None = None, force: bool = False
     ) -> HostOutcome:
         """Remove our entries of these names from every file that has them."""
-        outcome = self._outcome()
         paths = self._paths(config, existing_only=True)
         if not paths:
+            outcome = self._outcome()
             outcome.files.append(FileOutcome(
                 self.candidate_paths()[0],
                 [EntryOutcome(n, Action.ABSENT, "no config file") for n in names],
             ))
             return outcome
         loaded = [self._load(path) for path in paths]
-        for source, doc in loaded:
-            outcome.files.append(self._remove_from(source, doc, names, force))
-        return outcome
+        return self._change(loaded, lambda source, doc, commit: self._remove_from(
+            source, doc, names, force, commit=commit))
 
     def _remove_from(
-        self, source: ConfigText, doc: Any, names: Sequence[str], force: bool
-    ) -> FileOutcome:
+        self, source: ConfigText, doc: Any, names: Sequence[str], force: bool, *, commit: bool
+    ) -> tuple[FileOutcome, bool]:
         result = FileOutcome(source.path)
         if source.text is None:
             result.entries = [EntryOutcome(n, Action.ABSENT, "no config file") for n in names]
-            return result
+            return result, False
         servers = self.servers_of(doc, source.path, create=False)
         removed = []
         for name in names:
@@ -276,10 +327,10 @@ class FileHost(Host):
                 self.drop(doc, servers, name)
                 removed.append(name)
                 result.entries.append(EntryOutcome(name, Action.REMOVED))
-        if removed:
+        if removed and commit:
             self._write(source, doc, result)
             self._reread(source.path, present=(), absent=removed)
-        return result
+        return result, bool(removed)
 
     def verify(
         self, entries: Sequence[ServerEntry], *, config: Path | None = None
@@ -315,10 +366,11 @@ class FileHost(Host):
     # -- helpers -----------------------------------------------------------------------------
 
     def _write(self, source: ConfigText, doc: Any, result: FileOutcome) -> None:
-        text = self.dump(doc, source.text)
-        result.backup = write_config(source.path, text, existed=source.text is not None,
-                                     now=self.ctx.now)
+        text = keep_line_ending(self.dump(doc, source.text), source.text)
+        result.backup = write_config(source.path, text, original=source.raw, now=self.ctx.now)
         result.written = True
+        if source.path.is_symlink():
+            result.notes.append(f"a symlink: written through it to {write_target(source.path)}")
 
     def _reread(self, path: Path, *, present: Iterable[ServerEntry],
                 absent: Iterable[str]) -> None:
@@ -352,7 +404,7 @@ class JsonHost(FileHost):
             match = re.search(r"^([ \t]+)\S", original, re.MULTILINE)
             if match:
                 indent = match.group(1)
-        return json.dumps(doc, indent=indent, ensure_ascii=False) + "\n"
+        return json.dumps(doc, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
 
     def new_document(self) -> Any:
         """An empty JSON object."""

@@ -2,7 +2,8 @@
 
 The host errors are drawn here too: a file that does not parse is refused untouched
 (:class:`ConfigParseError`), a write that fails or does not read back is a
-:class:`ConfigWriteError`.
+:class:`ConfigWriteError`, and one given up because another program kept changing the file is a
+:class:`ConfigChangedError`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 __all__ = [
     "FAILING",
     "Action",
+    "ConfigChangedError",
     "ConfigParseError",
     "ConfigWriteError",
     "EntryOutcome",
@@ -33,6 +35,11 @@ class ConfigParseError(HostError):
 
 class ConfigWriteError(HostError):
     """Writing a config file failed, or the written file did not read back as intended."""
+
+
+class ConfigChangedError(ConfigWriteError):
+    """Another program changed the config file between our read and our replace (every time we
+    tried); it was not overwritten."""
 
 
 class Action(StrEnum):

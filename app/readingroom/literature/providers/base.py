@@ -39,6 +39,10 @@ class ProviderInfo:
     """Optional variables it reads (``NCBI_API_KEY`` …): secrets from env, then keyring."""
     native_syntax: bool = False
     """True when rich query syntax passes through unchanged; False: a sanitised keyword form."""
+    upstream: str | None = None
+    """The provider id of the index this provider really queries, when it is another's (the
+    ``biorxiv`` provider searches Europe PMC's preprint index: ``"europepmc"``); None when it
+    is its own. Fusion counts one vote per upstream for a merged record."""
 
 
 @dataclass(frozen=True)

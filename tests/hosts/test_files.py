@@ -100,3 +100,50 @@ def test_same_meaning_ignores_form_but_not_value_or_type():
     assert same_meaning(doc["t"], {"env": {"K": "v"}, "x": 30})
     inline = tomlkit.parse('t = {env = {K = "v"}, x = 30}\n')
     assert same_meaning(inline["t"], doc["t"])
+
+
+def test_line_endings_follow_the_file():
+    from readingroom.hosts.files import keep_line_ending, line_ending
+
+    assert line_ending(None) == line_ending("") == line_ending("a\nb\r\n") == "\n"
+    assert line_ending("a\r\nb\r\nc\n") == "\r\n"
+    assert keep_line_ending("x\r\ny\nz\n", "a\r\n") == "x\r\ny\r\nz\r\n"
+    assert keep_line_ending("x\r\ny\n", "a\n") == "x\r\ny\n"  # an LF file's own lines stay
+
+
+def test_strict_json_names_the_position_and_never_raises_otherwise(tmp_path: Path):
+    path = tmp_path / "c.json"
+    with pytest.raises(ConfigParseError, match="line 2, column 7: NaN"):
+        parse_json_config('{"s": "NaN",\n "x": NaN}', path)  # the string does not count
+    with pytest.raises(ConfigParseError, match="nested more than"):
+        parse_json_config("[" * 100_000, path)
+    assert parse_json_config('{"a": 1, "a": 2}', path, refuse_duplicates=False) == {"a": 2}
+    assert parse_json_config('{"big": 1.7976931348623157e308, "n": -0}', path)["n"] == 0
+
+
+def test_a_lock_held_elsewhere_is_waited_for_then_refused(tmp_path: Path):
+    from filelock import FileLock
+
+    from readingroom.hosts.files import config_lock, lock_path
+
+    path = tmp_path / "sub" / "c.json"
+    assert lock_path(path) == tmp_path / "sub" / ".c.json.lock"
+    with config_lock([path, path]):  # the same file twice is one lock
+        assert lock_path(path).exists()
+    with FileLock(lock_path(path)):
+        with pytest.raises(ConfigWriteError, match="holds its lock"):
+            with config_lock([path], timeout=0.05):
+                pass
+
+
+def test_a_file_changed_since_it_was_read_is_not_replaced(tmp_path: Path):
+    from readingroom.hosts.outcome import ConfigChangedError
+
+    path = tmp_path / "c.json"
+    path.write_bytes(b'{"theirs": 1}')
+    with pytest.raises(ConfigChangedError, match="another program changed it"):
+        write_config(path, "{}\n", original=b"{}", now=lambda: NOW)
+    with pytest.raises(ConfigChangedError):
+        write_config(path, "{}\n", original=None, now=lambda: NOW)  # it appeared meanwhile
+    assert path.read_bytes() == b'{"theirs": 1}'
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no backup left

@@ -130,10 +130,10 @@ def test_a_lock_held_elsewhere_is_waited_for_then_refused(tmp_path: Path):
     assert lock_path(path) == tmp_path / "sub" / ".c.json.lock"
     with config_lock([path, path]):  # the same file twice is one lock
         assert lock_path(path).exists()
-    with FileLock(lock_path(path)):
-        with pytest.raises(ConfigWriteError, match="holds its lock"):
-            with config_lock([path], timeout=0.05):
-                pass
+    held = FileLock(lock_path(path))
+    with held, pytest.raises(ConfigWriteError, match="holds its lock"), \
+            config_lock([path], timeout=0.05):
+        pass
 
 
 def test_a_file_changed_since_it_was_read_is_not_replaced(tmp_path: Path):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from readingroom.admin import receipts
-from readingroom.core.ledger import Ledger
+from readingroom.core.ledger import PROOF_LIMITS, Ledger
 
 QHASH_A = "a" * 8 + "1" * 56
 QHASH_B = "b" * 8 + "2" * 56
@@ -106,10 +106,63 @@ def edit_line(path: Path, number: int) -> None:
 # --- verify --------------------------------------------------------------------------------
 
 
-def test_verify_intact(ledger: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    head = json.loads(ledger.read_text(encoding="utf-8").splitlines()[-1])["hash"]
+def head_of(path: Path) -> str:
+    return json.loads(path.read_text(encoding="utf-8").splitlines()[-1])["hash"]
+
+
+def test_verify_intact_gives_the_head_to_cite_and_the_limits(
+    ledger: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head = head_of(ledger)
     assert run(["receipts", "verify", str(ledger)]) == 0
-    assert capsys.readouterr().out == f"OK: 3 receipts, chain intact (head {head[:12]})\n"
+    assert capsys.readouterr().out.splitlines() == [
+        f"OK: 3 receipts, chain intact (head {head[:12]})",
+        f"head to cite: receipt 3, SHA-256 {head}",
+        f"what this proves: {PROOF_LIMITS}",
+    ]
+
+
+def test_the_limits_say_what_a_keyless_chain_cannot_detect() -> None:
+    assert "without a key" in PROOF_LIMITS
+    assert "does not detect a deliberate rewrite" in PROOF_LIMITS
+    assert "verify --head HASH" in PROOF_LIMITS
+
+
+def test_verify_head_holds_for_a_cited_prefix_of_a_grown_ledger(
+    ledger: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = ledger.read_text(encoding="utf-8").splitlines()
+    cited = json.loads(lines[1])["hash"]  # receipt 2, cited before receipt 3 was added
+    assert run(["receipts", "verify", str(ledger), "--head", cited.upper()]) == 0
+    out = capsys.readouterr().out
+    assert "cited head holds: receipt 2 (line 2) is in this ledger" in out
+
+
+def test_verify_head_fails_when_the_cited_prefix_was_edited(
+    ledger: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cited = head_of(ledger)
+    edit_line(ledger, 1)
+    assert run(["receipts", "verify", str(ledger), "--head", cited]) == 1
+    out = capsys.readouterr().out
+    assert "line 3: anchor_missing — the cited head is receipt 3, but the history up to it" in out
+    assert f"cited head does NOT hold: {cited}" in out
+
+
+def test_verify_head_not_in_the_ledger(ledger: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["receipts", "verify", str(ledger), "--head", "0" * 63 + "1"]) == 1
+    out = capsys.readouterr().out
+    assert "anchor_missing — no receipt has the cited head hash 000000000000" in out
+    assert "head to cite" not in out
+
+
+@pytest.mark.parametrize("value", ["abc", "g" * 64, "a" * 63, "a" * 65, ""])
+def test_verify_head_must_be_a_full_hash(ledger: Path, value: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        parser().parse_args(["receipts", "verify", str(ledger), "--head", value])
+    assert exc.value.code == 2
+    assert "not a head hash" in capsys.readouterr().err
 
 
 def test_verify_reads_env_by_default(
@@ -158,7 +211,10 @@ def test_report_markdown(ledger: Path, capsys: pytest.CaptureFixture[str]) -> No
         summary
     )
     assert "literature-search-mcp (1), ndl-mcp (2)" in summary
-    assert "verified intact" in summary and "NOT" not in summary
+    assert "checked and found intact" in summary and "NOT" not in summary
+    cite = out.splitlines()[4]
+    assert cite == (f"**Ledger head to cite:** receipt 3, SHA-256 `{head_of(ledger)}`, in "
+                    f"`receipts.jsonl`. {PROOF_LIMITS}")
     rows = [x for x in out.splitlines() if x.startswith("| ") and x[2:3].isdigit()]
     assert len(rows) == 3
     first = rows[0]
@@ -205,7 +261,17 @@ def test_report_says_when_not_intact(ledger: Path, capsys: pytest.CaptureFixture
     captured = capsys.readouterr()
     assert "NOT intact" in captured.out
     assert "first at line 1 (edited)" in captured.out
+    assert "No head is given to cite: the ledger is not intact." in captured.out
+    assert head_of(ledger) not in captured.out
     assert "NOT intact" in captured.err
+
+
+def test_report_of_an_empty_ledger_has_no_head(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert run(["receipts", "report", str(empty)]) == 0
+    assert "The ledger is empty: there is no head to cite." in capsys.readouterr().out
 
 
 # --- report: csv ---------------------------------------------------------------------------
@@ -238,6 +304,20 @@ def test_report_csv_since_to_file(
     out = tmp_path / "disclosure.csv"
     argv = ["receipts", "report", str(ledger), "--format", "csv", "--since", "2024-05-02"]
     assert run([*argv, "--out", str(out)]) == 0
-    assert capsys.readouterr().out == ""
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"head to cite: receipt 3, SHA-256 {head_of(ledger)}" in captured.err
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
     assert [r["query_hash"] for r in rows] == [QHASH_C]
+
+
+def test_report_out_into_a_missing_parent_of_a_file_is_a_one_line_error(
+    ledger: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    assert run(["receipts", "report", str(ledger), "--out", str(blocker / "report.md")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write the report to {blocker / 'report.md'}:")
+    assert len(err.splitlines()) == 1
+    assert blocker.read_text() == "x"

@@ -16,6 +16,7 @@ from readingroom.core import http as http_module
 from readingroom.core.clock import FakeClock
 from readingroom.core.errors import Code, CoreError
 from readingroom.core.http import (
+    MAX_BODY_BYTES,
     SECRET_HEADER_NAMES,
     HttpClient,
     Politeness,
@@ -511,6 +512,7 @@ def test_httpx_loggers_are_quiet() -> None:
 def test_all_is_honest() -> None:
     assert sorted(http_module.__all__) == [
         "HttpClient",
+        "MAX_BODY_BYTES",
         "Politeness",
         "RateLimitedError",
         "Revealable",
@@ -791,3 +793,119 @@ async def test_post_json_maps_statuses_like_get(
         with pytest.raises(expected) as caught:
             await client.post_json(BASE, json={})
     assert "SECRET123" not in str(caught.value) + repr(caught.value.details)
+
+
+# --- the body cap holds while the body streams ------------------------------------------------
+
+
+class Endless(httpx.AsyncByteStream):
+    """A body that never ends; counts the chunks it was asked for and whether it was closed."""
+
+    def __init__(self, chunk: int = 65536) -> None:
+        self.chunk = b"a" * chunk
+        self.sent = 0
+        self.closed = False
+
+    async def __aiter__(self):
+        while True:
+            self.sent += 1
+            yield self.chunk
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def test_an_endless_body_stops_at_the_cap_with_a_typed_api_error(clock: FakeClock) -> None:
+    body = Endless()
+    upstream = Upstream(clock, lambda request, n: httpx.Response(200, stream=body))
+    cap = 1024 * 1024
+    client = make_client(upstream, clock, Politeness(min_interval=1.0, serial=True),
+                         max_body_bytes=cap)
+    async with client:
+        with pytest.raises(UpstreamBodyError) as raised:
+            await client.get(f"{BASE}?{QUERY}")
+    err = raised.value
+    assert err.code is Code.API_ERROR
+    assert err.details["reason"] == "too_large" and err.details["max_bytes"] == cap
+    assert body.sent == cap // 65536 + 1, "reading stopped at the first chunk past the cap"
+    assert body.closed, "the stream was closed, not left open"
+    assert not any(leak in str(err) for leak in LEAKS)
+
+
+async def test_a_declared_length_past_the_cap_is_refused_unread(clock: FakeClock) -> None:
+    body = Endless()
+    upstream = Upstream(clock, lambda request, n: httpx.Response(
+        200, headers={"Content-Length": str(10**12)}, stream=body))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True),
+                           max_body_bytes=1000) as client:
+        with pytest.raises(UpstreamBodyError) as raised:
+            await client.get(BASE)
+    assert raised.value.details["reason"] == "too_large"
+    assert body.sent == 0 and body.closed
+
+
+async def test_a_body_at_the_cap_is_read_whole(clock: FakeClock) -> None:
+    upstream = Upstream(clock, lambda request, n: httpx.Response(200, content=b"x" * 1000))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True),
+                           max_body_bytes=1000) as client:
+        response = await client.get(BASE)
+        with pytest.raises(UpstreamBodyError):
+            await client.get_json(BASE)  # the same 1000 bytes, but not JSON: still API_ERROR
+    assert response.content == b"x" * 1000
+
+
+async def test_the_cap_counts_decoded_bytes(clock: FakeClock) -> None:
+    import gzip
+
+    packed = gzip.compress(b"0" * 100_000)  # about 100 bytes on the wire
+    upstream = Upstream(clock, lambda request, n: httpx.Response(
+        200, headers={"Content-Encoding": "gzip"}, content=packed))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True),
+                           max_body_bytes=50_000) as client:
+        with pytest.raises(UpstreamBodyError) as raised:
+            await client.get(BASE)
+    assert raised.value.details["reason"] == "too_large"
+
+
+async def test_a_refused_answer_is_not_read(clock: FakeClock) -> None:
+    body = Endless()
+    upstream = Upstream(clock, lambda request, n: httpx.Response(503, stream=body))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(UpstreamTransportError) as raised:
+            await client.get(BASE)
+    assert raised.value.details["status"] == 503
+    assert body.sent == 0 and body.closed
+
+
+async def test_a_cancelled_body_read_closes_the_stream(clock: FakeClock) -> None:
+    stalled = anyio.Event()
+
+    class Stalls(httpx.AsyncByteStream):
+        closed = False
+
+        async def __aiter__(self):
+            yield b"<part/>"
+            stalled.set()
+            await anyio.Event().wait()  # the rest never comes
+            yield b""
+
+        async def aclose(self) -> None:
+            Stalls.closed = True
+
+    upstream = Upstream(clock, lambda request, n: httpx.Response(200, stream=Stalls()))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.get, BASE)
+                await stalled.wait()
+                tg.cancel_scope.cancel()  # what a tool deadline does
+    assert Stalls.closed
+
+
+def test_max_body_bytes_default_and_floor() -> None:
+    assert MAX_BODY_BYTES == 20 * 1024 * 1024
+    client = HttpClient(politeness=Politeness(min_interval=1.0, serial=True), user_agent="t")
+    assert client.max_body_bytes == MAX_BODY_BYTES
+    with pytest.raises(ValueError):
+        HttpClient(politeness=Politeness(min_interval=1.0, serial=True), user_agent="t",
+                   max_body_bytes=0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,14 @@ from filelock import FileLock
 from readingroom.core.errors import Code
 from readingroom.core.ledger import (
     GENESIS_HASH,
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
     Ledger,
     LedgerError,
     ProblemKind,
     deposit,
+    is_head_hash,
+    iter_receipts,
     line_hash,
     query_hash,
     redact,
@@ -405,3 +410,204 @@ def read_lines_tolerant(path: Path) -> list[dict[str, object]]:
         except ValueError:
             continue
     return out
+
+
+# --- the bounded reader ----------------------------------------------------------------------
+
+
+def a_line_with(five: Path, old: bytes, new: bytes) -> bytes:
+    """The first line of ``five`` with ``old`` replaced (its hash left as it was)."""
+    first = five.read_bytes().splitlines()[0]
+    assert old in first
+    return first.replace(old, new)
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nested deeper than 32 levels"),
+        (b'{"a":' * 40 + b"1" + b"}" * 40, "nested deeper than 32 levels"),
+        (b'{"seq":1,"prev_hash":"x","hash":"y","total":NaN}', "holds NaN"),
+        (b'{"seq":1,"prev_hash":"x","hash":"y","total":-Infinity}', "holds -Infinity"),
+        (b'{"seq":1,"prev_hash":"x","hash":"y","total":1e999}', "holds the number 1e999"),
+        (b'{"seq":1,"prev_hash":"x","hash":"y","q":"\\ud800"}', "lone surrogate"),
+        (b'{"seq":' + b"9" * 5000 + b',"prev_hash":"x","hash":"y"}', "not JSON"),
+        (b"\xff\xfe", "not UTF-8"),
+        (b"[1,2]", "not a JSON object"),
+        (b'{"seq":true,"prev_hash":"x","hash":"y"}', "missing seq, prev_hash or hash"),
+        (b'{"x":"' + b"a" * MAX_LINE_BYTES + b'"}', f"longer than the {MAX_LINE_BYTES} bytes"),
+    ],
+    ids=["deep-array", "deep-object", "nan", "infinity", "1e999", "surrogate", "huge-int",
+         "not-utf8", "not-object", "bool-seq", "too-long"],
+)
+def test_a_bad_middle_line_is_a_finding_naming_the_line(
+    five: Path, bad: bytes, reason: str
+) -> None:
+    lines = five.read_bytes().splitlines()
+    lines.insert(2, bad)
+    write_lines(five, lines)
+    report = verify(five)
+    assert not report.ok
+    assert [(p.line, p.kind) for p in report.errors] == [(3, ProblemKind.unparseable)]
+    assert reason in report.errors[0].message
+    assert report.count == 5  # the receipts around it still verify
+
+
+def test_a_string_full_of_brackets_is_not_nesting(ledger_path: Path) -> None:
+    line = Ledger(ledger_path).append(receipt(1, query="[[[[" * 100 + "{" * 100))
+    assert verify(ledger_path).ok and line["seq"] == 1
+
+
+def test_a_bad_complete_last_line_stops_receipts_and_names_the_line(five: Path) -> None:
+    with open(five, "ab") as fh:
+        fh.write(b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    before = five.read_bytes()
+    with pytest.raises(LedgerError, match="line 6 is not a receipt"):
+        Ledger(five).append(receipt(6))
+    outcome = deposit(receipt(6), env={"MCP_RECEIPT_LOG": str(five)})
+    assert outcome.code is Code.RECEIPT_WRITE_FAILED and not outcome.deposited
+    assert "line 6 is not a receipt (nested deeper than 32 levels)" in outcome.message
+    assert five.read_bytes() == before
+
+
+def test_an_oversized_torn_tail_is_damage_not_a_crash(five: Path) -> None:
+    # Our own lines are at most MAX_LINE_BYTES, so a torn prefix of one cannot be longer.
+    with open(five, "ab") as fh:
+        fh.write(b"x" * (MAX_LINE_BYTES + 10))
+    with pytest.raises(LedgerError, match="line 6 is not a receipt"):
+        Ledger(five).append(receipt(6))
+    report = verify(five)
+    assert [(p.line, p.kind) for p in report.errors] == [(6, ProblemKind.torn)]
+
+
+def test_a_receipt_past_the_limits_is_not_written(ledger_path: Path) -> None:
+    env = {"MCP_RECEIPT_LOG": str(ledger_path)}
+    huge = deposit(receipt(1, query="x" * MAX_LINE_BYTES), env=env)
+    deep: object = []
+    for _ in range(MAX_DEPTH + 1):
+        deep = [deep]
+    nested = deposit(receipt(2, extra=deep), env=env)
+    assert huge.code is nested.code is Code.RECEIPT_WRITE_FAILED
+    assert not ledger_path.exists() or ledger_path.read_bytes() == b""
+    assert deposit(receipt(3), env=env).deposited
+
+
+def test_a_bad_head_file_is_a_warning_not_a_crash(five: Path) -> None:
+    Path(str(five) + ".head").write_bytes(b"[" * 100_000)
+    report = verify(five)
+    assert report.ok
+    assert [(p.kind, p.level) for p in report.problems] == [(ProblemKind.truncated, "warning")]
+    assert Ledger(five).append(receipt(6))["seq"] == 6
+
+
+def test_a_defect_in_append_is_still_a_write_failure(
+    ledger_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Ledger, entry: object) -> None:
+        raise RecursionError("a defect")
+
+    monkeypatch.setattr(Ledger, "append", broken)
+    outcome = deposit(receipt(), env={"MCP_RECEIPT_LOG": str(ledger_path)})
+    assert outcome.code is Code.RECEIPT_WRITE_FAILED and "defect" in outcome.message
+
+
+def test_iter_receipts_skips_bad_lines_within_bounded_memory(five: Path) -> None:
+    with open(five, "ab") as fh:
+        fh.write(b'{"a":"' + b"b" * (3 * MAX_LINE_BYTES) + b'"}\n')
+    assert [n for n, _ in iter_receipts(five)] == [1, 2, 3, 4, 5]
+
+
+# --- a cited head ------------------------------------------------------------------------------
+
+
+def test_a_cited_head_holds_while_the_ledger_grows(five: Path) -> None:
+    cited = read_lines(five)[2]["hash"]
+    Ledger(five).append(receipt(6))
+    report = verify(five, head=cited)
+    assert report.ok and report.anchor is not None
+    assert (report.anchor.found, report.anchor.holds, report.anchor.seq) == (True, True, 3)
+    assert report.head_seq == 6 and report.head_hash == read_lines(five)[-1]["hash"]
+
+
+def test_a_cited_head_catches_a_rewritten_history(five: Path) -> None:
+    cited = read_lines(five)[-1]["hash"]
+    rewritten = Path(str(five) + ".rewritten")
+    forger = Ledger(rewritten)
+    for n in range(1, 6):
+        forger.append(receipt(n, result_ids=["forged"] if n == 2 else [f"R{n}-a", f"R{n}-b"]))
+    rewritten.replace(five)
+    Path(str(rewritten) + ".head").replace(Path(str(five) + ".head"))
+    assert verify(five).ok, "the documented limit: a recomputed chain verifies"
+    report = verify(five, head=cited)
+    assert not report.ok and report.anchor is not None and not report.anchor.found
+    assert [p.kind for p in report.errors] == [ProblemKind.anchor_missing]
+
+
+def test_a_cited_head_does_not_hold_when_a_line_before_it_was_edited(five: Path) -> None:
+    cited = read_lines(five)[3]["hash"]
+    lines = five.read_bytes().splitlines()
+    lines[0] = lines[0].replace("源氏物語 1".encode(), "源氏物語 X".encode())
+    write_lines(five, lines)
+    report = verify(five, head=cited)
+    assert report.anchor is not None and report.anchor.found and not report.anchor.holds
+    assert (4, ProblemKind.anchor_missing) in [(p.line, p.kind) for p in report.errors]
+
+
+def test_damage_after_a_cited_head_leaves_it_holding(five: Path) -> None:
+    cited = read_lines(five)[1]["hash"]
+    lines = five.read_bytes().splitlines()
+    lines[4] = lines[4].replace("源氏物語 5".encode(), "源氏物語 X".encode())
+    write_lines(five, lines)
+    report = verify(five, head=cited)
+    assert not report.ok and report.anchor is not None and report.anchor.holds
+
+
+def test_is_head_hash() -> None:
+    assert is_head_hash("A" * 64) and is_head_hash(GENESIS_HASH)
+    assert not is_head_hash("a" * 63) and not is_head_hash("z" * 64)
+    assert not is_head_hash("a" * 64 + "\n")
+
+
+# --- a symlinked ledger path ---------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_a_symlinked_ledger_path_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.txt"
+    target.write_bytes(b"someone else's file\n")
+    link = tmp_path / "receipts.jsonl"
+    try:
+        link.symlink_to(target)
+    except OSError as exc:  # Windows without the privilege
+        pytest.skip(f"cannot create a symbolic link: {exc}")
+    outcome = deposit(receipt(), env={"MCP_RECEIPT_LOG": str(link)})
+    assert outcome.code is Code.RECEIPT_WRITE_FAILED
+    assert "is a symbolic link" in outcome.message and "MCP_RECEIPT_LOG" in outcome.message
+    assert target.read_bytes() == b"someone else's file\n"
+    assert not Path(str(link) + ".head").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_verify_reads_through_a_link_with_the_targets_head(five: Path, tmp_path: Path) -> None:
+    link = tmp_path / "link.jsonl"
+    try:
+        link.symlink_to(five)
+    except OSError as exc:
+        pytest.skip(f"cannot create a symbolic link: {exc}")
+    lines = five.read_bytes().splitlines()
+    write_lines(five, lines[:3])  # cut: only the target's head knows
+    report = verify(link)
+    assert [(p.line, p.kind) for p in report.errors] == [(4, ProblemKind.truncated)]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_a_linked_folder_is_followed(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    folder = tmp_path / "linked"
+    try:
+        folder.symlink_to(real, target_is_directory=True)
+    except OSError as exc:
+        pytest.skip(f"cannot create a symbolic link: {exc}")
+    assert deposit(receipt(), env={"MCP_RECEIPT_LOG": str(folder / "r.jsonl")}).deposited
+    assert verify(real / "r.jsonl").ok

@@ -1,8 +1,11 @@
 """``readingroom receipts``: verify the receipt ledger and turn it into a disclosure.
 
-``verify`` proves the hash chain; ``report`` lists which terms were searched where and when,
-as Markdown to paste into a methods section or as CSV for a spreadsheet. This is the admin
-CLI, not an MCP server, so it writes to stdout.
+``verify`` checks the hash chain, and with ``--head HASH`` that the ledger still holds exactly
+the history up to a head cited earlier; ``report`` lists which terms were searched where and
+when, as Markdown to paste into a methods section or as CSV for a spreadsheet, and gives the
+head to cite. Both say what the chain proves and what it cannot
+(:data:`~readingroom.core.ledger.PROOF_LIMITS`). This is the admin CLI, not an MCP server, so
+it writes to stdout.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.files import write_atomically
-from ..core.ledger import VerifyReport, iter_receipts, verify
+from ..core.ledger import PROOF_LIMITS, VerifyReport, is_head_hash, iter_receipts, verify
 from ..core.settings import ENV_RECEIPT_LOG
 
 __all__ = [
@@ -64,11 +67,21 @@ def register(subparsers: Any) -> None:
 
     ver = commands.add_parser(
         "verify",
-        help="prove the ledger's hash chain is intact",
-        description="Prove the ledger's hash chain is intact. Exit 0 intact, 1 not, 2 no file.",
+        help="check the ledger's hash chain (and a head cited earlier)",
+        description=(
+            "Check the ledger's hash chain; with --head, that the ledger still holds exactly "
+            "the history up to a head hash cited earlier. Exit 0 intact, 1 not, 2 no file. "
+            + PROOF_LIMITS
+        ),
     )
     ver.add_argument("file", nargs="?", type=Path,
                      help=f"ledger file (default: ${ENV_RECEIPT_LOG})")
+    ver.add_argument(
+        "--head",
+        type=_parse_head,
+        metavar="HASH",
+        help="a head hash cited earlier (64 hex digits, as `receipts report` prints it)",
+    )
     ver.set_defaults(func=cmd_verify)
 
     rep = commands.add_parser(
@@ -98,8 +111,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     path = _ledger_path(args)
     if path is None:
         return 2
+    cited: str | None = getattr(args, "head", None)
     try:
-        report = verify(path)
+        report = verify(path, head=cited)
     except OSError as exc:
         print(
             f"error: cannot read the receipt ledger {path}: {exc.strerror or exc}", file=sys.stderr
@@ -112,16 +126,27 @@ def cmd_verify(args: argparse.Namespace) -> int:
             _emit(f"OK: {report.count} receipts, chain intact (head {_short(report.head_hash)})\n")
         for problem in report.warnings:
             _emit(f"note: {problem}\n")
-        return 0
-    errors = report.errors
-    _emit(
-        f"NOT INTACT: {len(errors)} problem{'s' if len(errors) != 1 else ''} in {path}, "
-        f"first bad line {report.first_bad_line}\n"
-    )
-    for problem in report.problems:
-        prefix = "" if problem.level == "error" else "note: "
-        _emit(f"{prefix}{problem}\n")
-    return 1
+    else:
+        errors = report.errors
+        _emit(
+            f"NOT INTACT: {len(errors)} problem{'s' if len(errors) != 1 else ''} in {path}, "
+            f"first bad line {report.first_bad_line}\n"
+        )
+        for problem in report.problems:
+            prefix = "" if problem.level == "error" else "note: "
+            _emit(f"{prefix}{problem}\n")
+    anchor = report.anchor
+    if anchor is not None and anchor.holds:
+        _emit(
+            f"cited head holds: receipt {anchor.seq} (line {anchor.line}) is in this ledger, and "
+            f"the receipts up to it are exactly those its hash was computed over\n"
+        )
+    elif anchor is not None:
+        _emit(f"cited head does NOT hold: {anchor.hash}\n")
+    if report.ok and report.lines:
+        _emit(f"head to cite: {_citation(report)}\n")
+    _emit(f"what this proves: {PROOF_LIMITS}\n")
+    return 0 if report.ok else 1
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -137,18 +162,30 @@ def cmd_report(args: argparse.Namespace) -> int:
             f"error: cannot read the receipt ledger {path}: {exc.strerror or exc}", file=sys.stderr
         )
         return 2
+    out: Path | None = getattr(args, "out", None)
+    if out is not None and out.is_dir():
+        print(f"error: cannot write the report to {out}: it is a folder; name a file",
+              file=sys.stderr)
+        return 2
     fmt = getattr(args, "format", "md") or "md"
     if fmt == "csv":
         text = render_csv(receipts)
     else:
         text = render_markdown(receipts, check, ledger_name=path.name, since=args.since)
-    out: Path | None = getattr(args, "out", None)
     if out is not None:
-        # A BOM lets spreadsheet programs read the CSV as UTF-8 (Japanese terms survive).
-        write_atomically(out, ("\ufeff" if fmt == "csv" else "") + text)
+        try:
+            # A BOM lets spreadsheet programs read the CSV as UTF-8 (Japanese terms survive).
+            write_atomically(out, ("\ufeff" if fmt == "csv" else "") + text)
+        except OSError as exc:
+            print(f"error: cannot write the report to {out}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
         print(f"wrote {len(receipts)} receipts to {out}", file=sys.stderr)
     else:
         _emit(text)
+    if check.ok and check.lines and (fmt == "csv" or out is not None):
+        # The Markdown carries the head in the document; CSV has no place for it.
+        print(f"head to cite: {_citation(check)}", file=sys.stderr)
     if not check.ok:
         print(
             f"warning: the ledger is NOT intact (first bad line {check.first_bad_line}); "
@@ -183,7 +220,8 @@ def render_markdown(
     """The disclosure as Markdown: a heading, a summary paragraph and one table row a search."""
     out = io.StringIO()
     out.write("# Search disclosure\n\n")
-    out.write(_summary(receipts, check, ledger_name, since) + "\n")
+    out.write(_summary(receipts, check, ledger_name, since) + "\n\n")
+    out.write(_head_paragraph(check, ledger_name) + "\n")
     if receipts:
         out.write(
             "\n| Receipt | When (UTC) | Server | Operation | Terms searched (field → index, "
@@ -257,8 +295,9 @@ def _summary(
         text += f" Only searches at or after {_fmt_time(since)} UTC are listed."
     if check.ok:
         text += (
-            f" Before this report the ledger was verified intact: its hash chain of "
-            f"{check.count} receipts is unbroken (head `{_short(check.head_hash)}`)."
+            f" Before this report the ledger was checked and found intact: its hash chain of "
+            f"{check.count} receipts is unbroken (head `{_short(check.head_hash)}`; what that "
+            "proves is stated below)."
         )
         if check.warnings:
             text += (
@@ -274,6 +313,34 @@ def _summary(
         " Each search is identified by a SHA-256 over the query and the parameters sent "
         "(query hash, shortened here; the CSV form gives it in full)."
     )
+    return text
+
+
+def _head_paragraph(check: VerifyReport, ledger_name: str) -> str:
+    """The head to cite and what the chain proves, or why there is no head to cite."""
+    if not check.lines:
+        head = "The ledger is empty: there is no head to cite."
+    elif not check.ok:
+        head = (
+            "No head is given to cite: the ledger is not intact. Start a new ledger for the "
+            "searches to be cited."
+        )
+    else:
+        head = f"**Ledger head to cite:** {_citation(check, code='`')}, in `{ledger_name}`."
+    return f"{head} {PROOF_LIMITS}"
+
+
+def _citation(check: VerifyReport, *, code: str = "") -> str:
+    return f"receipt {check.head_seq}, SHA-256 {code}{check.head_hash}{code}"
+
+
+def _parse_head(value: str) -> str:
+    text = value.strip().lower()
+    if not is_head_hash(text):
+        raise argparse.ArgumentTypeError(
+            f"not a head hash: {value[:80]!r} (give all 64 hex digits that `readingroom "
+            "receipts report` prints; a shortened hash is not proof)"
+        )
     return text
 
 

@@ -7,6 +7,12 @@
 and :meth:`HttpClient.post_json` add a typed :class:`UpstreamBodyError` for a body that is not
 JSON.
 
+Bodies are streamed and capped while they arrive (:data:`MAX_BODY_BYTES` unless the client is
+given another cap): reading stops at the cap and the call fails with ``API_ERROR``, so an
+upstream that never stops sending costs at most the cap in memory, never the whole stream. A
+declared ``Content-Length`` above the cap is refused before any of the body is read. The body
+of a refused (non-2xx) answer is never read: nothing uses it.
+
 Search terms travel in the query string and credentials in headers or the query string, so no
 message, detail or log line written here contains a query string, a header value or a response
 body: URLs are reported as ``scheme://host/path``. Where a caller must show the headers it sent
@@ -34,6 +40,7 @@ from .errors import Code, CoreError
 from .ledger import DEFAULT_SECRET_NAMES, redact
 
 __all__ = [
+    "MAX_BODY_BYTES",
     "SECRET_HEADER_NAMES",
     "HttpClient",
     "Politeness",
@@ -54,6 +61,10 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 logging.getLogger("httpcore").setLevel(logging.WARNING)
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+MAX_BODY_BYTES = 20 * 1024 * 1024
+"""The largest response body a client reads, in bytes (after content decoding); the same
+20 MiB that :mod:`readingroom.core.xmlsafe` parses at most."""
 
 SECRET_HEADER_NAMES: frozenset[str] = DEFAULT_SECRET_NAMES | frozenset(
     {
@@ -212,6 +223,11 @@ class HttpClient:
         clock: the time source for pacing and backoff; defaults to :class:`SystemClock`.
         headers: further headers sent with every request; a :class:`Revealable` value is
             revealed only into the request itself.
+        max_body_bytes: the largest body read; a larger one stops reading at this many bytes
+            and raises :class:`UpstreamBodyError` (``API_ERROR``, reason ``too_large``).
+
+    Raises:
+        ValueError: ``max_body_bytes`` is below 1.
     """
 
     def __init__(
@@ -223,8 +239,12 @@ class HttpClient:
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Clock | None = None,
         headers: Mapping[str, HeaderValue] | None = None,
+        max_body_bytes: int = MAX_BODY_BYTES,
     ) -> None:
+        if max_body_bytes < 1:
+            raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes!r}")
         self.politeness = politeness
+        self.max_body_bytes = max_body_bytes
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._hosts: dict[str, _HostState] = {}
         self._headers: dict[str, HeaderValue] = {**(headers or {}), "User-Agent": user_agent}
@@ -289,6 +309,7 @@ class HttpClient:
             RateLimitedError: HTTP 429 persisted through every retry.
             UpstreamTransportError: connection error, timeout or HTTP 5xx.
             UpstreamHttpError: any other non-2xx status.
+            UpstreamBodyError: the body is larger than ``max_body_bytes`` (API_ERROR).
             CoreError: INVALID_INPUT when a header value cannot be sent (nothing was sent).
         """
         return await self.request("GET", url, params=params, headers=headers)
@@ -469,20 +490,37 @@ class HttpClient:
         state.last_start = self._clock.monotonic()
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
-        """Send one attempt and read its body; a transport failure becomes a typed error."""
+        """Send one attempt and read its body within the cap; map failures to typed errors."""
         try:
-            return await self._client.send(request)
+            response = await self._client.send(request, stream=True)
         except httpx.RequestError as exc:
-            safe = _safe_url(request.url)
-            # `from None`: the httpx exception carries the full URL, query string included.
-            raise UpstreamTransportError(
-                f"The request to {safe} failed: {type(exc).__name__}.",
-                details={
-                    "error": type(exc).__name__,
-                    "host": request.url.host,
-                    "path": request.url.path,
-                },
-            ) from None
+            raise _transport_error(request, exc) from None
+        try:
+            if 200 <= response.status_code < 300:
+                await self._read_capped(response)
+        except httpx.RequestError as exc:
+            raise _transport_error(request, exc) from None
+        finally:
+            # Shielded: a deadline that cancels the read must still free the connection.
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+        return response
+
+    async def _read_capped(self, response: httpx.Response) -> None:
+        """Read the body into ``response`` (as ``aread`` does), stopping at the cap."""
+        cap = self.max_body_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise _too_large(response, cap)
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise _too_large(response, cap)
+            chunks.append(chunk)
+        # httpx has no public capped read; this is what its own aread() stores.
+        response._content = b"".join(chunks)
 
     def _checked(
         self, response: httpx.Response, *, attempts: int, asked: float | None
@@ -508,6 +546,31 @@ class HttpClient:
         if status >= 500:
             raise UpstreamTransportError(f"{safe} failed with HTTP {status}.", details=details)
         raise UpstreamHttpError(f"{safe} answered HTTP {status}.", details=details)
+
+
+def _transport_error(request: httpx.Request, exc: httpx.RequestError) -> UpstreamTransportError:
+    """The typed error for a failed exchange; the httpx exception (full URL) is not kept."""
+    return UpstreamTransportError(
+        f"The request to {_safe_url(request.url)} failed: {type(exc).__name__}.",
+        details={"error": type(exc).__name__, "host": request.url.host, "path": request.url.path},
+    )
+
+
+def _too_large(response: httpx.Response, cap: int) -> UpstreamBodyError:
+    """The typed error for a body past the cap (reading stopped there)."""
+    url = response.request.url
+    return UpstreamBodyError(
+        f"{_safe_url(url)} answered HTTP {response.status_code} with a body larger than the "
+        f"{cap} bytes this server reads; reading stopped there.",
+        details={
+            "status": response.status_code,
+            "host": url.host,
+            "path": url.path,
+            "content_type": response.headers.get("content-type", ""),
+            "reason": "too_large",
+            "max_bytes": cap,
+        },
+    )
 
 
 def _accept_json(headers: Mapping[str, HeaderValue] | None) -> dict[str, HeaderValue]:

@@ -10,14 +10,23 @@ read-tail + append + fsync, so the chain never forks. A crash mid-write leaves a
 line; the next append terminates it and names it (``after_torn``) instead of chaining onto
 garbage. A sidecar ``<ledger>.head`` file records the count and hash of the last line so that
 :func:`verify` can see whole lines cut from the end, which a chain alone cannot.
+
+Lines are read with a bounded parser (at most :data:`MAX_LINE_BYTES` a line and
+:data:`MAX_DEPTH` levels of nesting, no ``NaN``/``Infinity``, no number out of range), streamed
+so no line is held in memory past the limit: a hostile line is a finding of :func:`verify` that
+names it, never an exception. What the chain proves, and what it cannot, is
+:data:`PROOF_LIMITS`; :func:`verify` with ``head=`` checks a cited head (see :class:`Anchor`).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
+import math
 import os
+import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -37,6 +46,10 @@ __all__ = [
     "DEFAULT_SECRET_NAMES",
     "GENESIS_HASH",
     "LEDGER_VERSION",
+    "MAX_DEPTH",
+    "MAX_LINE_BYTES",
+    "PROOF_LIMITS",
+    "Anchor",
     "DepositOutcome",
     "Ledger",
     "LedgerError",
@@ -45,6 +58,7 @@ __all__ = [
     "VerifyReport",
     "canonical_json",
     "deposit",
+    "is_head_hash",
     "iter_receipts",
     "line_hash",
     "query_hash",
@@ -78,6 +92,26 @@ _LEDGER_FIELDS = ("v", "seq", "prev_hash", "hash", "after_torn")
 # Defence in depth: the ledger holds identifiers, never the records themselves.
 _RECORD_FIELDS = ("items", "records")
 _TAIL_BLOCK = 8192
+_READ_CHUNK = 65536
+
+MAX_LINE_BYTES = 1024 * 1024
+"""The longest line the ledger reads or writes, in bytes; a receipt line is a few KiB."""
+MAX_DEPTH = 32
+"""The deepest nesting of arrays and objects a ledger line may have (a receipt uses four)."""
+
+PROOF_LIMITS = (
+    "A hash chain without a key detects accidental damage, lines cut from the end (while the "
+    ".head file is kept) and edits by anyone who does not recompute the hashes. It does not "
+    "detect a deliberate rewrite: whoever can write the file can recompute every hash and the "
+    "head. To show later that the history was not rewritten, cite the head hash (a methods "
+    "section, a lab notebook, an e-mail) and check it with `readingroom receipts verify --head "
+    "HASH`."
+)
+"""What a verified ledger proves and what it does not, in the words every output uses."""
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_TOKENS = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 # flock is per open file, so two threads of one process could in principle each hold their
 # own FileLock; one in-process lock keeps appends of this process strictly one at a time.
@@ -96,6 +130,7 @@ class ProblemKind(StrEnum):
     torn = "torn"
     truncated = "truncated"
     unparseable = "unparseable"
+    anchor_missing = "anchor_missing"
 
 
 @dataclass(frozen=True)
@@ -115,9 +150,33 @@ class Problem:
         return f"line {self.line}: {self.kind.value} — {self.message}"
 
 
+@dataclass(frozen=True)
+class Anchor:
+    """Whether a ledger still holds the exact history up to a head hash cited earlier.
+
+    Attributes:
+        hash: the cited head (64 hex digits).
+        found: a line with that hash is in the ledger.
+        line: that line's number in the file, when found.
+        seq: that line's receipt number, when found.
+        holds: found, and every line up to it is unedited and chained from the start, so the
+            receipts up to it are exactly those the cited hash was computed over.
+    """
+
+    hash: str
+    found: bool
+    line: int | None = None
+    seq: int | None = None
+    holds: bool = False
+
+
 @dataclass
 class VerifyReport:
-    """The result of :func:`verify`."""
+    """The result of :func:`verify`.
+
+    ``head_hash`` and ``head_seq`` are the last receipt's hash and number: the head to cite.
+    ``anchor`` is the check of a cited head when :func:`verify` was given one.
+    """
 
     ok: bool
     count: int
@@ -125,6 +184,8 @@ class VerifyReport:
     first_bad_line: int | None = None
     head_hash: str | None = None
     lines: int = 0
+    head_seq: int = 0
+    anchor: Anchor | None = None
 
     @property
     def errors(self) -> list[Problem]:
@@ -187,31 +248,135 @@ def redact(
     return {k: (REDACTED if str(k).lower() in secrets else v) for k, v in params.items()}
 
 
-def _parse_line(raw: bytes) -> dict[str, Any] | None:
-    """The line as a ledger-shaped object, or None when it cannot be one."""
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"holds {name}, which JSON does not allow")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"holds the number {text[:20]}, out of range")
+    return value
+
+
+def _too_deep(raw: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether arrays and objects in ``raw`` nest deeper than ``limit`` (strings skipped)."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    depth = 0
+    for token in _TOKENS.finditer(raw):
+        char = token.group()
+        if char in (b"[", b"{"):
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in (b"]", b"}"):
+            depth -= 1
+    return False
+
+
+def _bounded_json(raw: bytes) -> tuple[Any, str]:
+    """``raw`` parsed as strict JSON within the ledger's limits, or ``(None, why not)``.
+
+    Nothing here recurses on the input or holds more than ``raw``: a too-long line, deep
+    nesting, ``NaN``/``Infinity``, an out-of-range number or a lone surrogate is a reason,
+    never an exception.
+    """
+    if len(raw) > MAX_LINE_BYTES:
+        return None, f"longer than the {MAX_LINE_BYTES} bytes a ledger line may be"
     try:
-        obj = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+    if _too_deep(raw):
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    try:
+        obj = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except ValueError as exc:
+        reason = str(exc)
+        return None, reason if reason.startswith("holds") else "not JSON"
+    except RecursionError:  # unreachable after _too_deep; kept so no input can raise
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    if _SURROGATE_ESCAPE.search(raw):
+        try:
+            canonical_json(obj)
+        except ValueError:
+            return None, "holds text that is not valid Unicode (a lone surrogate)"
+    return obj, ""
+
+
+def _decode_line(raw: bytes | None) -> tuple[dict[str, Any] | None, str]:
+    """The line as a ledger-shaped object, or ``(None, why it cannot be one)``.
+
+    ``raw`` is None for a line the reader stopped holding because it was too long.
+    """
+    if raw is None:
+        return None, f"longer than the {MAX_LINE_BYTES} bytes a ledger line may be"
+    obj, reason = _bounded_json(raw)
+    if reason:
+        return None, reason
     if not isinstance(obj, dict):
-        return None
+        return None, "not a JSON object"
     seq, prev, own = obj.get("seq"), obj.get("prev_hash"), obj.get("hash")
     if not isinstance(seq, int) or isinstance(seq, bool):
-        return None
+        return None, "missing seq, prev_hash or hash"
     if not isinstance(prev, str) or not isinstance(own, str):
-        return None
-    return obj
+        return None, "missing seq, prev_hash or hash"
+    return obj, ""
 
 
-def _split_lines(data: bytes) -> tuple[list[bytes], bool]:
-    """The lines of ``data`` without terminators, and whether ``data`` ends with LF."""
-    if not data:
-        return [], True
-    ends_nl = data.endswith(b"\n")
-    parts = data.split(b"\n")
-    if ends_nl:
-        parts.pop()
-    return parts, ends_nl
+def _parse_line(raw: bytes | None) -> dict[str, Any] | None:
+    """The line as a ledger-shaped object, or None when it cannot be one."""
+    return _decode_line(raw)[0]
+
+
+@dataclass(frozen=True)
+class _RawLine:
+    """One line as the streaming reader saw it; ``raw`` is None past :data:`MAX_LINE_BYTES`."""
+
+    number: int
+    raw: bytes | None
+    sha256: str
+    ends_nl: bool
+
+
+def _read_lines(fh: Any, limit: int | None = None) -> Iterator[_RawLine]:
+    """Stream the lines of ``fh`` (the first ``limit`` bytes) holding at most one capped line.
+
+    A line longer than :data:`MAX_LINE_BYTES` is still hashed and counted, but its bytes are
+    dropped as soon as it passes the limit, so a hostile file cannot fill memory.
+    """
+    number, remaining = 0, limit
+    held = bytearray()
+    digest = hashlib.sha256()
+    size = 0
+    while remaining is None or remaining > 0:
+        chunk = fh.read(_READ_CHUNK if remaining is None else min(_READ_CHUNK, remaining))
+        if not chunk:
+            break
+        if remaining is not None:
+            remaining -= len(chunk)
+        start = 0
+        while True:
+            cut = chunk.find(b"\n", start)
+            piece = chunk[start:] if cut < 0 else chunk[start:cut]
+            digest.update(piece)
+            size += len(piece)
+            if size <= MAX_LINE_BYTES:
+                held += piece
+            elif held:
+                held.clear()
+            if cut < 0:
+                break
+            number += 1
+            yield _RawLine(number, bytes(held) if size <= MAX_LINE_BYTES else None,
+                           digest.hexdigest(), True)
+            held.clear()
+            digest, size = hashlib.sha256(), 0
+            start = cut + 1
+    if size:
+        yield _RawLine(number + 1, bytes(held) if size <= MAX_LINE_BYTES else None,
+                       digest.hexdigest(), False)
 
 
 def _acks(obj: Mapping[str, Any]) -> list[tuple[Any, Any]]:
@@ -235,11 +400,8 @@ def _read_head(head_path: Path) -> tuple[dict[str, Any] | None, bool]:
         raw = head_path.read_bytes()
     except FileNotFoundError:
         return None, False
-    try:
-        head = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None, True
-    if not isinstance(head, dict):
+    head, reason = _bounded_json(raw)
+    if reason or not isinstance(head, dict):
         return None, True
     count, digest = head.get("count"), head.get("hash")
     if not isinstance(count, int) or isinstance(count, bool) or not isinstance(digest, str):
@@ -262,6 +424,9 @@ def _exclusive(lock_path: Path, timeout: float) -> Iterator[None]:
 class Ledger:
     """An append-only hash-chained JSONL receipt ledger.
 
+    The path names the ledger file itself: a path that is a symbolic link is refused for
+    writing (see :meth:`append`). Its folder may be reached through links.
+
     Args:
         path: the ledger file; ``<path>.lock`` and ``<path>.head`` live beside it.
         lock_timeout: seconds to wait for the cross-process lock before giving up.
@@ -277,39 +442,67 @@ class Ledger:
         """Append one receipt and return the full line written.
 
         Ledger fields in ``entry`` are ignored, ``params`` is redacted again, and record
-        bodies (``items``, ``records``) are dropped. Raises OSError (including
-        ``filelock.Timeout``), LedgerError, or ValueError/TypeError for an entry that is not
-        JSON-serialisable.
+        bodies (``items``, ``records``) are dropped. Only a line the ledger's own reader
+        accepts is written. A torn last line (no newline: an interrupted write) is
+        acknowledged; a complete line that is not a receipt, lines cut below the head, or a
+        ledger path that is a symbolic link raise LedgerError and nothing is written.
+
+        Raises:
+            LedgerError: the ledger must not be built on (see above).
+            OSError: the file or its lock could not be used (including ``filelock.Timeout``).
+            ValueError, TypeError: the entry is not JSON-serialisable within the limits.
         """
         body = {k: v for k, v in entry.items() if k not in _LEDGER_FIELDS + _RECORD_FIELDS}
         if isinstance(body.get("params"), Mapping):
             body["params"] = redact(body["params"])
         body.setdefault("issued_at", utc_now_iso())
+        self._refuse_link()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with _exclusive(self.lock_path, self.lock_timeout):
+            self._refuse_link()
             prefix, seq, prev_hash, torn = self._tail_state()
             line: dict[str, Any] = {"v": LEDGER_VERSION, "seq": seq, "prev_hash": prev_hash}
             line.update(body)
             if torn:
                 line["after_torn"] = torn[0] if len(torn) == 1 else torn
             line["hash"] = line_hash(line)
-            data = (
-                prefix
-                + json.dumps(
-                    line, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-                ).encode("utf-8")
-                + b"\n"
-            )
-            with open(self.path, "ab") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            encoded = json.dumps(
+                line, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+            ).encode("utf-8")
+            _, reason = _decode_line(encoded)
+            if reason:
+                # verify would refuse the line: writing it would damage the ledger.
+                raise ValueError(f"the receipt line would be {reason}")
+            self._write(prefix + encoded + b"\n")
             self._write_head(seq, line["hash"])
         return line
 
-    def verify(self) -> VerifyReport:
+    def verify(self, *, head: str | None = None) -> VerifyReport:
         """Verify this ledger; see :func:`verify`."""
-        return verify(self.path)
+        return verify(self.path, head=head)
+
+    def _refuse_link(self) -> None:
+        if self.path.is_symlink():
+            raise LedgerError(
+                f"the receipt ledger path {self.path} is a symbolic link; receipts are written "
+                f"only to the file the path names (set {ENV_RECEIPT_LOG} to the file the link "
+                "points to)"
+            )
+
+    def _write(self, data: bytes) -> None:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
+        # O_NOFOLLOW closes the gap between the link check and the open where it exists.
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(self.path, flags, 0o666)
+        except OSError as exc:
+            if exc.errno == getattr(errno, "ELOOP", None):
+                self._refuse_link()
+            raise
+        with os.fdopen(fd, "ab") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
 
     def _tail_state(self) -> tuple[bytes, int, str, list[dict[str, Any]]]:
         """Prefix to write, next seq, prev_hash, and the torn lines to acknowledge."""
@@ -327,7 +520,17 @@ class Ledger:
                 if last is None:
                     # Rare path (a torn or damaged tail): find line numbers by a full read.
                     fh.seek(0)
-                    last, ends_nl, torn = _scan_tail(fh.read())
+                    last, bad, ends_nl = _scan_tail(fh, size)
+                    for number, digest, torn_shaped, reason in bad:
+                        if not torn_shaped:
+                            # An interrupted write leaves a bad last line without its newline
+                            # and no longer than a line we write; anything else is damage.
+                            raise LedgerError(
+                                f"the receipt ledger is damaged: line {number} is not a receipt "
+                                f"({reason}); run `readingroom receipts verify`, then start a "
+                                "new ledger (or remove that line knowingly)"
+                            )
+                        torn.append({"line": number, "sha256": digest})
             if not ends_nl:
                 prefix = b"\n"
         last_seq = last["seq"] if last else 0
@@ -337,9 +540,10 @@ class Ledger:
             head["count"] > last_seq or (head["count"] == last_seq and head["hash"] != last_hash)
         ):
             raise LedgerError(
-                f"the ledger ends at receipt {last_seq} but its head file records receipt "
-                f"{head['count']}: lines were cut or rewritten; run `readingroom receipts "
-                f"verify` and start a new ledger (or remove {self.head_path.name} knowingly)"
+                f"the receipt ledger is damaged: it ends at receipt {last_seq} but its head "
+                f"file records receipt {head['count']}: lines were cut or rewritten; run "
+                "`readingroom receipts verify` and start a new ledger (or remove "
+                f"{self.head_path.name} knowingly)"
             )
         return prefix, last_seq + 1, last_hash, torn
 
@@ -353,8 +557,8 @@ class Ledger:
             log.warning("receipt ledger head file not updated: %s", exc)
 
 
-def _read_last_line(fh: Any, size: int) -> tuple[bytes, bool]:
-    """The bytes of the file's last line (no terminator) and whether the file ends with LF."""
+def _read_last_line(fh: Any, size: int) -> tuple[bytes | None, bool]:
+    """The file's last line (no terminator; None past the line limit) and whether it ends LF."""
     fh.seek(size - 1)
     ends_nl = fh.read(1) == b"\n"
     stop = size - 1 if ends_nl else size
@@ -368,30 +572,44 @@ def _read_last_line(fh: Any, size: int) -> tuple[bytes, bool]:
             return chunk[cut + 1 :], ends_nl
         if start == 0:
             return chunk, ends_nl
+        if block > MAX_LINE_BYTES:
+            return None, ends_nl
         block *= 2
 
 
-def _scan_tail(data: bytes) -> tuple[dict[str, Any] | None, bool, list[dict[str, Any]]]:
-    """The last ledger-shaped line, whether data ends with LF, and the bad lines after it."""
-    lines, ends_nl = _split_lines(data)
+def _scan_tail(
+    fh: Any, size: int
+) -> tuple[dict[str, Any] | None, list[tuple[int, str, bool, str]], bool]:
+    """The last ledger-shaped line, the bad lines after it, and whether the data ends LF.
+
+    Each bad line is ``(number, sha256, torn-shaped, why it is not a receipt)``; torn-shaped
+    means what an interrupted write can leave: no newline, and within the line limit.
+    """
     last: dict[str, Any] | None = None
-    after: list[dict[str, Any]] = []
-    for number, raw in enumerate(lines, start=1):
-        obj = _parse_line(raw)
+    after: list[tuple[int, str, bool, str]] = []
+    ends_nl = True
+    for line in _read_lines(fh, size):
+        obj, reason = _decode_line(line.raw)
+        ends_nl = line.ends_nl
         if obj is None:
-            after.append({"line": number, "sha256": _sha256(raw)})
+            torn_shaped = not line.ends_nl and line.raw is not None
+            after.append((line.number, line.sha256, torn_shaped, reason))
         else:
             last, after = obj, []
-    return last, ends_nl, after
+    return last, after, ends_nl
 
 
-def _snapshot(path: Path) -> tuple[bytes, dict[str, Any] | None, bool]:
-    """The ledger bytes and head as of one moment, taken under the lock when there is one."""
+def _snapshot(path: Path) -> tuple[int, dict[str, Any] | None, bool]:
+    """The ledger's size and head as of one moment, taken under the lock when there is one.
+
+    The ledger is append-only, so its first ``size`` bytes can be read after the lock is
+    released: an append meanwhile only adds bytes past them.
+    """
     lock_path = Path(str(path) + ".lock")
 
-    def read() -> tuple[bytes, dict[str, Any] | None, bool]:
+    def read() -> tuple[int, dict[str, Any] | None, bool]:
         head, head_bad = _read_head(Path(str(path) + ".head"))
-        return path.read_bytes(), head, head_bad
+        return path.stat().st_size, head, head_bad
 
     # Only lock a live ledger (one whose lock file exists): verifying a copy must not litter
     # its folder, and a read-only or busy folder must not stop a verification.
@@ -404,134 +622,127 @@ def _snapshot(path: Path) -> tuple[bytes, dict[str, Any] | None, bool]:
     return read()
 
 
-def verify(path: os.PathLike[str] | str) -> VerifyReport:
-    """Check a ledger's hash chain, torn lines and head file.
+def verify(path: os.PathLike[str] | str, *, head: str | None = None) -> VerifyReport:
+    """Check a ledger's hash chain, torn lines and head file, and optionally a cited head.
 
-    Raises OSError when the ledger file cannot be read.
+    Reading follows a symbolic link, and the head file is read beside the file it points to.
+    Memory stays bounded whatever the file holds (lines are streamed and capped).
+
+    Args:
+        path: the ledger file.
+        head: a head hash cited earlier (64 hex digits); the report's ``anchor`` says whether
+            the ledger still holds exactly the history up to it. A cited head that is not
+            there, or whose history was changed, is an error.
+
+    Raises:
+        OSError: the ledger file cannot be read.
 
     Returns:
         A report whose ``ok`` is False when any line was edited, removed, reordered or
-        inserted, a torn line is not acknowledged, or lines were cut from the end.
+        inserted, a line is not a receipt, a torn line is not acknowledged, lines were cut
+        from the end, or the cited head does not hold.
     """
-    path = Path(path)
-    data, head, head_bad = _snapshot(path)
-    lines, _ = _split_lines(data)
+    path = Path(os.path.realpath(path))
+    size, head_file, head_bad = _snapshot(path)
     problems: list[Problem] = []
     count = 0
     prev_hash, expected_seq, prev_line = GENESIS_HASH, 1, 0
-    pending: list[tuple[int, str]] = []
+    pending: list[tuple[int, str, bool, str]] = []
     last_seq, last_hash = 0, None
     seq_lines: dict[int, tuple[int, str]] = {}
+    lines = 0
+    anchor_at: tuple[int, int] | None = None
+    cited = head.lower() if head is not None else None
 
-    for number, raw in enumerate(lines, start=1):
-        obj = _parse_line(raw)
-        if obj is None:
-            pending.append((number, _sha256(raw)))
-            continue
-        acks = _acks(obj)
-        if pending:
-            if acks == pending:
-                for bad, _digest in pending:
-                    problems.append(
-                        Problem(
-                            bad,
-                            ProblemKind.torn,
-                            f"incomplete line from an interrupted write, acknowledged by line "
-                            f"{number}",
-                            level="warning",
+    with open(path, "rb") as fh:
+        for entry in _read_lines(fh, size):
+            number = lines = entry.number
+            obj, reason = _decode_line(entry.raw)
+            if obj is None:
+                pending.append((number, entry.sha256, entry.ends_nl, reason))
+                continue
+            acks = _acks(obj)
+            if pending:
+                if acks == [(bad, digest) for bad, digest, _, _ in pending]:
+                    for bad, _digest, _nl, _why in pending:
+                        problems.append(
+                            Problem(
+                                bad,
+                                ProblemKind.torn,
+                                f"incomplete line from an interrupted write, acknowledged by "
+                                f"line {number}",
+                                level="warning",
+                            )
                         )
-                    )
-            else:
-                for bad, _digest in pending:
-                    problems.append(
-                        Problem(
-                            bad,
-                            ProblemKind.unparseable,
-                            "not a receipt line (not JSON, or missing seq/prev_hash/hash) and not "
-                            "acknowledged by the next line",
+                else:
+                    for bad, _digest, _nl, why in pending:
+                        problems.append(
+                            Problem(
+                                bad,
+                                ProblemKind.unparseable,
+                                f"not a receipt line ({why}) and not acknowledged by the next "
+                                "line",
+                            )
                         )
-                    )
-            pending = []
-        elif acks:
-            problems.append(
-                Problem(
-                    number,
-                    ProblemKind.broken_chain,
-                    "acknowledges a torn line that is not there",
-                )
-            )
-        good = True
-        if line_hash(obj) != obj["hash"]:
-            problems.append(Problem(number, ProblemKind.edited, "hash does not match its content"))
-            good = False
-        if obj["prev_hash"] != prev_hash:
-            where = f"line {prev_line}'s hash" if prev_line else "the start of the ledger"
-            problems.append(
-                Problem(
-                    number,
-                    ProblemKind.broken_chain,
-                    f"prev_hash does not match {where} (a line was removed, inserted or moved)",
-                )
-            )
-            good = False
-        elif obj["seq"] != expected_seq:
-            problems.append(
-                Problem(
-                    number,
-                    ProblemKind.broken_chain,
-                    f"seq {obj['seq']} where {expected_seq} was expected",
-                )
-            )
-            good = False
-        if good:
-            count += 1
-        # Resynchronise on the line as found, so one damage is reported once, not cascaded.
-        prev_hash, expected_seq, prev_line = obj["hash"], obj["seq"] + 1, number
-        last_seq, last_hash = obj["seq"], obj["hash"]
-        seq_lines[obj["seq"]] = (number, obj["hash"])
-
-    for bad, _digest in pending:
-        problems.append(
-            Problem(
-                bad,
-                ProblemKind.torn,
-                "incomplete line (an interrupted write or a cut file), not acknowledged by a "
-                "following line",
-            )
-        )
-
-    if head_bad:
-        problems.append(
-            Problem(
-                len(lines),
-                ProblemKind.truncated,
-                "the head file exists but cannot be read; truncation from the end cannot be ruled "
-                "out",
-                level="warning",
-            )
-        )
-    elif head is not None:
-        if last_seq < head["count"]:
-            problems.append(
-                Problem(
-                    len(lines) + 1,
-                    ProblemKind.truncated,
-                    f"the head file records {head['count']} receipts but the ledger ends at "
-                    f"receipt {last_seq}: lines were cut from the end",
-                )
-            )
-        elif head["count"] > 0:
-            found = seq_lines.get(head["count"])
-            if found is None or found[1] != head["hash"]:
-                at_line = found[0] if found else len(lines)
+                pending = []
+            elif acks:
                 problems.append(
                     Problem(
-                        at_line,
-                        ProblemKind.truncated,
-                        f"receipt {head['count']} does not have the hash the head file records: "
-                        "the end of the ledger was cut and rewritten",
+                        number,
+                        ProblemKind.broken_chain,
+                        "acknowledges a torn line that is not there",
                     )
                 )
+            good = True
+            if line_hash(obj) != obj["hash"]:
+                problems.append(
+                    Problem(number, ProblemKind.edited, "hash does not match its content")
+                )
+                good = False
+            if obj["prev_hash"] != prev_hash:
+                where = f"line {prev_line}'s hash" if prev_line else "the start of the ledger"
+                problems.append(
+                    Problem(
+                        number,
+                        ProblemKind.broken_chain,
+                        f"prev_hash does not match {where} (a line was removed, inserted or "
+                        "moved)",
+                    )
+                )
+                good = False
+            elif obj["seq"] != expected_seq:
+                problems.append(
+                    Problem(
+                        number,
+                        ProblemKind.broken_chain,
+                        f"seq {obj['seq']} where {expected_seq} was expected",
+                    )
+                )
+                good = False
+            if good:
+                count += 1
+            if cited is not None and anchor_at is None and obj["hash"] == cited:
+                anchor_at = (number, obj["seq"])
+            # Resynchronise on the line as found, so one damage is reported once, not cascaded.
+            prev_hash, expected_seq, prev_line = obj["hash"], obj["seq"] + 1, number
+            last_seq, last_hash = obj["seq"], obj["hash"]
+            seq_lines[obj["seq"]] = (number, obj["hash"])
+
+    for bad, _digest, ends_nl, why in pending:
+        if ends_nl:
+            problems.append(Problem(bad, ProblemKind.unparseable, f"not a receipt line ({why})"))
+        else:
+            problems.append(
+                Problem(
+                    bad,
+                    ProblemKind.torn,
+                    "incomplete line (an interrupted write or a cut file), not acknowledged by "
+                    "a following line",
+                )
+            )
+
+    problems.extend(_head_problems(head_file, head_bad, last_seq, seq_lines, lines))
+    anchor = None if cited is None else _anchor(cited, anchor_at, problems, lines)
 
     problems.sort(key=lambda p: (p.line, p.level != "error"))
     errors = [p for p in problems if p.level == "error"]
@@ -541,17 +752,97 @@ def verify(path: os.PathLike[str] | str) -> VerifyReport:
         problems=problems,
         first_bad_line=min(p.line for p in errors) if errors else None,
         head_hash=last_hash,
-        lines=len(lines),
+        lines=lines,
+        head_seq=last_seq,
+        anchor=anchor,
     )
+
+
+def _head_problems(
+    head: dict[str, Any] | None,
+    head_bad: bool,
+    last_seq: int,
+    seq_lines: Mapping[int, tuple[int, str]],
+    lines: int,
+) -> list[Problem]:
+    """What the head file says about the end of the ledger."""
+    if head_bad:
+        return [
+            Problem(
+                lines,
+                ProblemKind.truncated,
+                "the head file exists but cannot be read; truncation from the end cannot be "
+                "ruled out",
+                level="warning",
+            )
+        ]
+    if head is None:
+        return []
+    if last_seq < head["count"]:
+        return [
+            Problem(
+                lines + 1,
+                ProblemKind.truncated,
+                f"the head file records {head['count']} receipts but the ledger ends at "
+                f"receipt {last_seq}: lines were cut from the end",
+            )
+        ]
+    if head["count"] > 0:
+        found = seq_lines.get(head["count"])
+        if found is None or found[1] != head["hash"]:
+            return [
+                Problem(
+                    found[0] if found else lines,
+                    ProblemKind.truncated,
+                    f"receipt {head['count']} does not have the hash the head file records: "
+                    "the end of the ledger was cut and rewritten",
+                )
+            ]
+    return []
+
+
+def _anchor(
+    cited: str, at: tuple[int, int] | None, problems: list[Problem], lines: int
+) -> Anchor:
+    """Judge a cited head against the findings, adding a problem when it does not hold."""
+    if at is None:
+        problems.append(
+            Problem(
+                max(lines, 1),
+                ProblemKind.anchor_missing,
+                f"no receipt has the cited head hash {cited[:12]}…: the history up to it was "
+                "rewritten or cut, or this is another ledger",
+            )
+        )
+        return Anchor(hash=cited, found=False)
+    line, seq = at
+    broken = [p for p in problems if p.level == "error" and p.line <= line]
+    if broken:
+        problems.append(
+            Problem(
+                line,
+                ProblemKind.anchor_missing,
+                f"the cited head is receipt {seq}, but the history up to it does not verify "
+                f"(first at line {min(p.line for p in broken)}): it was changed after the head "
+                "was cited",
+            )
+        )
+        return Anchor(hash=cited, found=True, line=line, seq=seq, holds=False)
+    return Anchor(hash=cited, found=True, line=line, seq=seq, holds=True)
+
+
+def is_head_hash(text: str) -> bool:
+    """Whether ``text`` is a full head hash as :func:`verify` takes it (64 hex digits)."""
+    return _HEX64.fullmatch(text.lower()) is not None
 
 
 def iter_receipts(path: os.PathLike[str] | str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, line)`` for each ledger-shaped line, skipping unreadable ones."""
     with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            obj = _parse_line(raw.rstrip(b"\n"))
+        for line in _read_lines(fh):
+            obj = _parse_line(line.raw)
             if obj is not None:
-                yield number, obj
+                yield line.number, obj
 
 
 def deposit(
@@ -580,11 +871,14 @@ def deposit(
     except Timeout:
         message = f"the receipt ledger stayed locked for {lock_timeout:g} s"
     except LedgerError as exc:
-        message = f"the receipt ledger is damaged: {exc}"
+        message = str(exc)
     except OSError as exc:
         message = f"the receipt ledger could not be written ({exc.__class__.__name__})"
     except (TypeError, ValueError) as exc:
         message = f"the receipt could not be serialised ({exc.__class__.__name__})"
+    except Exception:  # a defect; the search it records must still be answered
+        log.exception("receipt ledger append failed")
+        message = "the receipt could not be written (a defect; the server's log has details)"
     else:
         return DepositOutcome(deposited=True, code=None, ledger_hash=line["hash"])
     log.warning("receipt not written: %s", message)

@@ -134,6 +134,26 @@ def unknown_tool_error(server: str, tool_name: str, known: Sequence[str]) -> typ
     )
 
 
+def _deadline_error(
+    tool_name: str, deadline_s: float, *, started: bool, concurrency: int
+) -> CoreError:
+    """``DEADLINE_EXCEEDED`` for a call that ran out of time, running or still waiting."""
+    if started:
+        return CoreError(
+            Code.DEADLINE_EXCEEDED,
+            f"{tool_name} did not finish within {deadline_s:g} s.",
+            details={"deadline_s": deadline_s},
+            remediation="Narrow the request or try again later; the result is unknown.",
+        )
+    return CoreError(
+        Code.DEADLINE_EXCEEDED,
+        f"{tool_name} could not start within {deadline_s:g} s: the server was already "
+        f"running {concurrency} calls, its limit.",
+        details={"deadline_s": deadline_s, "started": False, "concurrency": concurrency},
+        remediation="Send fewer calls at once, or try again later; the result is unknown.",
+    )
+
+
 def build_server(
     info: ServerInfo,
     instructions: str,
@@ -146,6 +166,9 @@ def build_server(
 
     The admission limit and the per-call deadline come from ``READINGROOM_CONCURRENCY``
     (default 4, 1-16) and ``READINGROOM_TOOL_DEADLINE`` (default ``info.deadline_s``, 1-900).
+    The deadline counts from the call's arrival, so time spent waiting for admission counts
+    too: a call that cannot start in time is answered ``DEADLINE_EXCEEDED`` (details
+    ``started: false``) when its deadline passes, never later.
 
     Args:
         info: the server's declaration (``serverInfo.name`` and the envelope's ``server``).
@@ -204,33 +227,32 @@ def build_server(
             )
             return send(Envelope.failure(name, tool_name, err), spec)
         attachments: Sequence[types.ContentBlock] = ()
-        async with admission:
-            await report_started(tool_name)
-            try:
-                with anyio.fail_after(deadline_s):
+        # The deadline counts from the call's arrival, not from its admission: a host with its
+        # own limit must get this structured answer even for a call that waited for a slot.
+        started = False
+        try:
+            with anyio.fail_after(deadline_s):
+                async with admission:
+                    started = True
+                    await report_started(tool_name)
                     out = await spec.handler(args)
-                if isinstance(out, Reply):
-                    env, attachments = out.envelope, out.attachments
-                else:
-                    env = out
-            except TimeoutError:
-                err = CoreError(
-                    Code.DEADLINE_EXCEEDED,
-                    f"{tool_name} did not finish within {deadline_s:g} s.",
-                    details={"deadline_s": deadline_s},
-                    remediation="Narrow the request or try again later; the result is unknown.",
-                )
-                env = Envelope.failure(name, tool_name, err)
-            except CoreError as exc:
-                env = Envelope.failure(name, tool_name, exc)
-            except Exception:  # a defect: log it, answer in the envelope, keep serving
-                log.exception("tool %s failed", tool_name)
-                err = CoreError(
-                    Code.INTERNAL_ERROR,
-                    f"{tool_name} failed inside the server.",
-                    remediation="This is a defect; the server's stderr log has the traceback.",
-                )
-                env = Envelope.failure(name, tool_name, err)
+            if isinstance(out, Reply):
+                env, attachments = out.envelope, out.attachments
+            else:
+                env = out
+        except TimeoutError:
+            env = Envelope.failure(name, tool_name, _deadline_error(
+                tool_name, deadline_s, started=started, concurrency=concurrency))
+        except CoreError as exc:
+            env = Envelope.failure(name, tool_name, exc)
+        except Exception:  # a defect: log it, answer in the envelope, keep serving
+            log.exception("tool %s failed", tool_name)
+            err = CoreError(
+                Code.INTERNAL_ERROR,
+                f"{tool_name} failed inside the server.",
+                remediation="This is a defect; the server's stderr log has the traceback.",
+            )
+            env = Envelope.failure(name, tool_name, err)
         return send(env, spec, attachments)
 
     async def _call_tool(req: types.CallToolRequest) -> types.ServerResult:

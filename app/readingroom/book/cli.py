@@ -1,26 +1,34 @@
 """``book-agent``: the command line over the Core (the MCP server shares the same Core).
 
 Every command prints readable text, or with ``--json`` the same envelope the MCP tool returns.
-Errors are one line on stderr (code, message, remediation) and a non-zero exit.
+Errors are one line on stderr (code, message, remediation) and a non-zero exit, under ``--json``
+with the failure envelope on stdout as well. That holds for every failure: :func:`main` turns an
+exception nobody expected into INTERNAL_ERROR (or PATH_UNUSABLE for a file system refusal) and
+logs its traceback on stderr only with ``--debug`` (or ``BOOK_AGENT_DEBUG=1``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import math
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ..core.envelope import Envelope
 from ..core.errors import Code, CoreError
-from ..core.files import write_atomically
 
-__all__ = ["build_parser", "default_data_dir", "main", "render_text"]
+__all__ = ["ENV_DATA_DIR", "ENV_DEBUG", "build_parser", "default_data_dir", "main",
+           "render_text"]
 
 ENV_DATA_DIR = "BOOK_AGENT_DATA_DIR"
+ENV_DEBUG = "BOOK_AGENT_DEBUG"
+MAX_LOCATOR_FILE_BYTES = 1 << 20
+log = logging.getLogger("readingroom.book.cli")
 
 
 def default_data_dir() -> Path:
@@ -75,11 +83,29 @@ def _hints(pairs: Sequence[str] | None) -> dict[str, str]:
 
 
 def _locator_arg(value: str) -> Any:
-    if value == "-":
-        return sys.stdin.read()
-    if value.startswith("@"):
-        return Path(value[1:]).read_text(encoding="utf-8")
-    return value
+    """A locator argument: JSON text, ``@FILE`` or ``-`` (stdin), read bounded and as UTF-8."""
+    from .paths import check_text, unusable
+
+    try:
+        if value == "-":
+            raw = sys.stdin.buffer.read(MAX_LOCATOR_FILE_BYTES + 1)
+        elif value.startswith("@"):
+            with Path(value[1:]).open("rb") as fh:
+                raw = fh.read(MAX_LOCATOR_FILE_BYTES + 1)
+        else:
+            return check_text(value, "The locator")
+    except OSError as exc:
+        raise unusable(value[1:] or "-", "The locator file",
+                       exc.strerror or type(exc).__name__) from None
+    if len(raw) > MAX_LOCATOR_FILE_BYTES:
+        raise CoreError(Code.INVALID_LOCATOR, "The locator input is larger than 1 MiB; it is "
+                        "not a book-agent locator.", remediation="Pass one locator object.")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise CoreError(Code.INVALID_LOCATOR, "The locator input is not UTF-8 text.",
+                        remediation="Pass the locator JSON exactly as book-agent printed it."
+                        ) from None
 
 
 def _clip(value: str | None) -> tuple[float, float, float, float] | None:
@@ -88,18 +114,36 @@ def _clip(value: str | None) -> tuple[float, float, float, float] | None:
     try:
         x0, y0, x1, y1 = (float(v) for v in value.split(","))
     except ValueError:
-        raise CoreError(Code.INVALID_ARGUMENT, f"--clip {value!r} is not x0,y0,x1,y1.",
+        raise CoreError(Code.INVALID_ARGUMENT, f"--clip {value[:80]!r} is not x0,y0,x1,y1.",
                         remediation="e.g. --clip 0,0,300,200 (PDF points)") from None
+    if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
+        raise CoreError(Code.INVALID_ARGUMENT, "--clip takes finite numbers (no inf or nan).",
+                        remediation="e.g. --clip 0,0,300,200 (PDF points)")
     return x0, y0, x1, y1
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are typed, so they reach the one-line error and envelope."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message, " ".join(self.format_usage().split()))
+
+
+class _UsageError(Exception):
+    def __init__(self, message: str, usage: str) -> None:
+        super().__init__(message)
+        self.message, self.usage = message, usage
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``book-agent``."""
-    p = argparse.ArgumentParser(prog="book-agent", description="Your own books as verifiable "
-                                "book packages: init, search, read, locate, render.")
+    p = _Parser(prog="book-agent", description="Your own books as verifiable "
+                "book packages: init, search, read, locate, render.")
     p.add_argument("--data-dir", type=Path, default=None,
                    help=f"data folder (default ${ENV_DATA_DIR} or the suite's data folder)")
     p.add_argument("--json", action="store_true", help="print the envelope as JSON")
+    p.add_argument("--debug", action="store_true",
+                   help=f"log tracebacks of unexpected failures on stderr (or ${ENV_DEBUG}=1)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     c = sub.add_parser("init", help="register a book (PDF, EPUB, Markdown)")
@@ -184,6 +228,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+_TEXT_ARGS = ("book_id", "title", "query", "record_id", "text", "href", "hint", "words",
+              "heading")
+
+
+def _check_text_args(args: argparse.Namespace) -> None:
+    """Text arguments must be UTF-8; paths may hold any bytes the file system allows."""
+    from .paths import check_text
+
+    for name in _TEXT_ARGS:
+        value = getattr(args, name, None)
+        for one in value if isinstance(value, list) else [value]:
+            check_text(one, f"--{name.replace('_', '-')}" if name != "words" else "The "
+                       "skill arguments")
+
+
 def _model_options(c: argparse.ArgumentParser, what: str) -> None:
     g = c.add_argument_group("semantic model (optional, never downloaded)", what)
     g.add_argument("--semantic-model", type=Path, metavar="DIR",
@@ -218,7 +277,10 @@ def _reranker(args: argparse.Namespace) -> Any:
 
 
 def _run(args: argparse.Namespace) -> Envelope:
+    from .paths import check_output_file, write_output
     from .service import BookService, envelope_data
+
+    _check_text_args(args)
 
     if args.command == "demo":
         from .demo import run_demo
@@ -262,15 +324,17 @@ def _run(args: argparse.Namespace) -> Envelope:
         return service.skill_file(words[0], words[1] if len(words) > 1 else "SKILL.md",
                                   max_chars=args.max_chars)
     if cmd == "render-page":
+        check_output_file(args.out)  # before the work, so a bad --out costs nothing
         env, png = service.render_page(args.book_id, args.page_index, dpi=args.dpi,
                                        clip=_clip(args.clip))
-        write_atomically(args.out, png)
+        write_output(args.out, png)
         envelope_data(env)["out"] = str(args.out)
         return env
     if cmd == "epub-image":
+        check_output_file(args.out)
         env, data, _mime = service.epub_image(args.book_id, _locator_arg(args.locator),
                                               args.href)
-        write_atomically(args.out, data)
+        write_output(args.out, data)
         envelope_data(env)["out"] = str(args.out)
         return env
     if cmd == "list":
@@ -332,35 +396,98 @@ def render_text(env: Envelope) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``book-agent`` console script."""
+    """Entry point of the ``book-agent`` console script.
+
+    Never lets a traceback reach the user's screen: every failure is one line on stderr (and
+    the failure envelope on stdout under ``--json``); an unexpected one is logged with its
+    traceback at debug level only.
+    """
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8", errors="backslashreplace")
     os.environ.setdefault("PYMUPDF_MESSAGE", "fd:2")
     os.environ.setdefault("PYMUPDF_LOG", "fd:2")
+    words = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in words or os.environ.get(ENV_DEBUG, "").strip() in ("1", "true", "yes")
+    _configure_logging(debug)
     from .mcp_main import mcp_main, split_mcp_argv
 
-    served = split_mcp_argv(sys.argv[1:] if argv is None else argv)
+    served = split_mcp_argv(words)
     if served is not None:  # the MCP server: fd 1 is reserved before anything heavy loads
         return mcp_main(*served)
-    args = build_parser().parse_args(argv)
+    want_json, command = "--json" in words, "book-agent"
     try:
+        try:
+            args = build_parser().parse_args(words)
+        except _UsageError as usage:
+            return _fail(CoreError(Code.INVALID_ARGUMENT, usage.message,
+                                   remediation=f"{usage.usage} (book-agent --help says more)"),
+                         command, want_json, status=2)
+        want_json, command = args.json, args.command
         env = _run(args)
+        out = env.to_json() if args.json else render_text(env)
     except CoreError as err:
-        if args.json:
-            print(Envelope.failure("book-agent", args.command, err).to_json())
-        print(f"book-agent: {err.code}: {err.message}"
-              + (f" — {err.remediation}" if err.remediation else ""), file=sys.stderr)
-        return 1
+        return _fail(err, command, want_json)
     except KeyboardInterrupt:
         print("book-agent: interrupted; nothing was registered by an unfinished init.",
               file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _quiet_stdout()
+    except Exception as exc:  # the guard: whatever was not foreseen is still one line
+        log.debug("unexpected failure in %s", command, exc_info=True)
+        return _fail(_unexpected(exc, debug), command, want_json)
     try:
-        print(env.to_json() if args.json else render_text(env))
+        print(out)
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into `head`: not an error of ours
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return _quiet_stdout()
+    return 0
+
+
+def _configure_logging(debug: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("book-agent: %(levelname)s %(name)s: %(message)s"))
+    log.handlers[:] = [handler]
+    log.propagate = False
+    log.setLevel(logging.DEBUG if debug else logging.WARNING)
+
+
+def _unexpected(exc: Exception, debug: bool) -> CoreError:
+    """The typed error for an exception no code path foresaw."""
+    from .paths import unusable
+
+    see = "" if debug else " (run again with --debug for the traceback)"
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return unusable(exc.filename, "The path", (exc.strerror or type(exc).__name__) + see)
+    detail = " ".join(str(exc).split())
+    detail = detail if len(detail) <= 160 else detail[:160] + "…"
+    return CoreError(
+        Code.INTERNAL_ERROR,
+        f"book-agent failed unexpectedly ({type(exc).__name__}"
+        + (f": {detail}" if detail else "") + f"){see}.",
+        details={"exception": type(exc).__name__},
+        remediation="Report this as a book-agent bug, with the --debug output.",
+    )
+
+
+def _fail(err: CoreError, command: str, want_json: bool, *, status: int = 1) -> int:
+    """The one-line error on stderr, and the failure envelope on stdout under --json."""
+    try:
+        if want_json:
+            print(Envelope.failure("book-agent", command, err).to_json())
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    message = " ".join(err.message.split())
+    remedy = " ".join(err.remediation.split())
+    print(f"book-agent: {err.code}: {message}" + (f" — {remedy}" if remedy else ""),
+          file=sys.stderr)
+    return status
+
+
+def _quiet_stdout() -> int:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

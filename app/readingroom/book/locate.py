@@ -3,9 +3,13 @@
 A :class:`Locator` pins a span of the *raw* source text of one package version: unit range,
 character range, page index and label (PDF), chapter href and fragment (EPUB) or source lines
 (Markdown), a short quote, a SHA-256 of the span's folded text, and a checksum over all of it.
-``read-source`` accepts a locator only when its checksum, book, version, source hash and span
-still agree with the package: a locator from another version is STALE_LOCATOR, one edited by
-hand is INVALID_LOCATOR.
+
+The checksum is unkeyed: anyone can recompute it, so it only catches accidents (a truncated
+paste, a mangled field). Verification comes from the package: :func:`check_locator` rebuilds
+the locator of the same range from the package's own text and compares every field with it, so
+a locator whose quote, page, label, kind, chapter or hash was edited is INVALID_LOCATOR naming
+the fields, whether or not its checksum was recomputed. A locator from another version is
+STALE_LOCATOR.
 """
 
 from __future__ import annotations
@@ -22,9 +26,12 @@ from ..core.errors import Code, CoreError
 from .model import SourceUnit
 from .text import is_cjk, normalise, normalise_with_offsets
 
-__all__ = ["QUOTE_CHARS", "Locator", "SourceText", "check_locator", "parse_locator"]
+__all__ = ["MAX_LOCATOR_CHARS", "QUOTE_CHARS", "Locator", "SourceText", "check_locator",
+           "parse_locator"]
 
 QUOTE_CHARS = 300
+MAX_LOCATOR_CHARS = 64_000
+"""A locator's JSON text is a few hundred characters; anything far longer is not one."""
 MAX_CANDIDATES = 50
 
 _KIND = {"pdf_page": "pdf_page", "epub_chapter": "epub_chapter",
@@ -68,10 +75,15 @@ def parse_locator(value: str | dict[str, Any] | Locator) -> Locator:
     """A locator from JSON text or a dict; INVALID_LOCATOR when it does not parse."""
     if isinstance(value, Locator):
         return value
+    if isinstance(value, str) and len(value) > MAX_LOCATOR_CHARS:
+        raise CoreError(Code.INVALID_LOCATOR, f"The locator text is longer than "
+                        f"{MAX_LOCATOR_CHARS} characters; it is not a book-agent locator.",
+                        remediation="Pass the `locator` object exactly as book_locate_source "
+                        "returned it.")
     try:
         data = json.loads(value) if isinstance(value, str) else value
         return Locator.model_validate(data)
-    except (ValueError, ValidationError) as exc:
+    except (ValueError, ValidationError, RecursionError) as exc:
         raise CoreError(
             Code.INVALID_LOCATOR,
             "The locator does not parse as a book-agent locator.",
@@ -209,14 +221,16 @@ class SourceText:
 
 
 def check_locator(loc: Locator, source: SourceText) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Verify a locator against the package it names; returns its raw span.
+    """Verify a locator against the package it names, now; returns its raw span.
+
+    The package's own locator of the same range is rebuilt from its text and every field is
+    compared (kind, units, page indexes and labels, href and fragment, lines, quote, span
+    hash); the checksum is checked last and only catches accidents.
 
     Raises:
-        CoreError: STALE_LOCATOR (another version or source), INVALID_LOCATOR (edited, out of
-            range, or the span's text no longer matches).
+        CoreError: STALE_LOCATOR (another version or source), INVALID_LOCATOR (another book,
+            out of range, or any field that differs from the package, named in ``fields``).
     """
-    if _checksum(loc.model_dump(mode="json")) != loc.checksum:
-        raise _invalid("its checksum does not match its fields (edited by hand?)")
     if loc.book_id != source.book_id:
         raise CoreError(Code.INVALID_LOCATOR, f"The locator is for book {loc.book_id!r}, not "
                         f"{source.book_id!r}.", details={"locator_book": loc.book_id},
@@ -232,19 +246,29 @@ def check_locator(loc: Locator, source: SourceText) -> tuple[tuple[int, int], tu
         )
     n = len(source.units)
     if not (0 <= loc.unit_index <= loc.unit_end_index < n):
-        raise _invalid("its unit range is outside the book")
+        raise _invalid("its unit range is outside the book",
+                       fields=["unit_index", "unit_end_index"])
     start, end = (loc.unit_index, loc.char_start), (loc.unit_end_index, loc.char_end)
     if not (0 <= loc.char_start <= len(source.units[loc.unit_index].text)
             and 0 <= loc.char_end <= len(source.units[loc.unit_end_index].text)
             and start <= end):
-        raise _invalid("its character range is outside the units")
-    raw = source.span_text(start, end)
-    if hashlib.sha256(normalise(raw).encode("utf-8")).hexdigest() != loc.span_sha256:
-        raise _invalid("the text at its range is not the text it was issued for")
+        raise _invalid("its character range is outside the units",
+                       fields=["char_start", "char_end"])
+    given = loc.model_dump(mode="json")
+    truth = source.locator(start, end).model_dump(mode="json")
+    differ = [k for k in truth if k != "checksum" and given.get(k) != truth[k]]
+    if differ:
+        raise _invalid(
+            f"{', '.join(differ)} {'differs' if len(differ) == 1 else 'differ'} from what the "
+            "package has at its range", fields=differ)
+    if _checksum(given) != loc.checksum:
+        raise _invalid("its checksum does not match its fields (damaged in transit?)",
+                       fields=["checksum"])
     return start, end
 
 
-def _invalid(why: str) -> CoreError:
+def _invalid(why: str, *, fields: list[str] | None = None) -> CoreError:
     return CoreError(Code.INVALID_LOCATOR, f"The locator is not valid: {why}.",
+                     details={"fields": fields} if fields else None,
                      remediation="Pass the locator exactly as book_locate_source returned it, "
                      "or locate the passage again.")

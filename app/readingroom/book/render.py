@@ -8,6 +8,7 @@ the package's own copy of the source can be read.
 
 from __future__ import annotations
 
+import math
 import os
 import posixpath
 import zipfile
@@ -26,6 +27,8 @@ DEFAULT_DPI = 150
 MIN_DPI = 24
 MAX_DPI = 600
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+MAX_COORDINATE = 1_000_000.0
+"""Clip coordinates beyond this (PDF points, ≈ 350 m) are refused: pages are far smaller."""
 
 _IMAGE_TYPES = {
     ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
@@ -68,6 +71,8 @@ def render_pdf_page(
         CoreError: NOT_FOUND (no such page), INVALID_ARGUMENT (bad dpi or clip).
     """
     pymupdf = _pymupdf()
+    if clip is not None:
+        clip = _check_clip(clip)
     if not (MIN_DPI <= dpi <= MAX_DPI):
         raise CoreError(Code.INVALID_ARGUMENT, f"dpi must be between {MIN_DPI} and {MAX_DPI}.",
                         details={"dpi": dpi}, remediation="Omit dpi for the default (150).")
@@ -104,6 +109,22 @@ def render_pdf_page(
             dpi=float(int(dpi)), width=pix.width, height=pix.height,
             clip=tuple(rect) if rect is not None else None, dpi_lowered=int(dpi) < int(wanted),
         )
+
+
+def _check_clip(clip: tuple[float, ...]) -> tuple[float, float, float, float]:
+    """Four finite, bounded numbers; INVALID_ARGUMENT otherwise (never an overflow)."""
+    values = tuple(clip)
+    if len(values) != 4 or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                                   for v in values):
+        raise CoreError(Code.INVALID_ARGUMENT, "The clip must be four numbers x0,y0,x1,y1.",
+                        remediation="e.g. 0,0,300,200 (PDF points)")
+    if not all(math.isfinite(v) and abs(v) <= MAX_COORDINATE for v in values):
+        raise CoreError(Code.INVALID_ARGUMENT, "The clip coordinates must be finite numbers "
+                        f"within ±{MAX_COORDINATE:,.0f} PDF points.",
+                        details={"max_coordinate": MAX_COORDINATE},
+                        remediation="Give x0,y0,x1,y1 in PDF points inside the page.")
+    x0, y0, x1, y1 = (float(v) for v in values)
+    return x0, y0, x1, y1
 
 
 @dataclass(frozen=True)

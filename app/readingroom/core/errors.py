@@ -44,6 +44,8 @@ class Code(StrEnum):
     INVALID_LOCATOR = "INVALID_LOCATOR"
     PATH_NOT_ALLOWED = "PATH_NOT_ALLOWED"
     CAPABILITY_UNAVAILABLE = "CAPABILITY_UNAVAILABLE"
+    BOOK_BUSY = "BOOK_BUSY"
+    PATH_UNUSABLE = "PATH_UNUSABLE"
     # --- diagnostics: the call answered; read the answer with these in mind --------------
     ZERO_RESULT = "ZERO_RESULT"
     RESULT_WINDOW_CAPPED = "RESULT_WINDOW_CAPPED"
@@ -146,6 +148,16 @@ MEANINGS: dict[Code, str] = {
         "The book or this build lacks the capability asked for (e.g. render on an EPUB, "
         "images in a PDF)."
     ),
+    Code.BOOK_BUSY: (
+        "Another book-agent process is changing this book right now (an init is building a "
+        "version, or a removal or publish holds its lock). Nothing was changed; try again "
+        "when it has finished."
+    ),
+    Code.PATH_UNUSABLE: (
+        "A file or folder given on the command line cannot be used as asked: it is missing, "
+        "is a folder where a file is wanted (or the reverse), is not readable or writable, or "
+        "the disk refused the write. Nothing was written there."
+    ),
     Code.ZERO_RESULT: (
         "The upstream searched and found no record matching every term: a genuine, "
         "checked absence for this query in these providers."
@@ -207,6 +219,8 @@ _ERRORS = frozenset(
         Code.INVALID_LOCATOR,
         Code.PATH_NOT_ALLOWED,
         Code.CAPABILITY_UNAVAILABLE,
+        Code.BOOK_BUSY,
+        Code.PATH_UNUSABLE,
     }
 )
 

@@ -170,27 +170,38 @@ async def test_finish_hook_runs_first_and_its_credit_is_kept():
 
 
 async def test_the_deadline_counts_from_arrival_so_a_queued_call_is_answered_in_time():
-    room = WaitRoom()
-    server = build_toy_server(
-        {"READINGROOM_TOOL_DEADLINE": "1", "READINGROOM_CONCURRENCY": "1"}, room=room)
-    results: dict[str, tuple[float, object]] = {}
+    release = anyio.Event()
+    entered = anyio.Event()
+    log: list[str] = []
 
-    async def call(label: str) -> None:
-        res = await s.call_tool("toy_wait", {"seconds": 60, "label": label})
-        results[label] = (time.monotonic() - began, res)
+    async def hog(_args: _NoInput) -> Envelope:
+        # Holds its slot past every deadline (shielded), so the queued call cannot start.
+        log.append("hog")
+        entered.set()
+        with anyio.CancelScope(shield=True):
+            await release.wait()
+        return Envelope(server=BARE.name, operation="bare_hog")
 
+    async def plain(_args: _NoInput) -> Envelope:
+        log.append("plain")
+        return Envelope(server=BARE.name, operation="bare_plain")
+
+    tools = [ToolSpec("bare_hog", "Hog", "Holds its slot.", _NoInput, hog),
+             ToolSpec("bare_plain", "Plain", "Answers.", _NoInput, plain)]
+    server = build_server(BARE, "bare", tools, env={"READINGROOM_TOOL_DEADLINE": "1",
+                                                    "READINGROOM_CONCURRENCY": "1"})
     async with session(server) as s:
-        began = time.monotonic()
         with anyio.fail_after(10):
             async with anyio.create_task_group() as tg:
-                tg.start_soon(call, "running")
-                await room.entered("running").wait()
-                tg.start_soon(call, "queued")
-    running, queued = envelope(results["running"][1]), envelope(results["queued"][1])
-    assert running["error"]["code"] == queued["error"]["code"] == "DEADLINE_EXCEEDED"
-    assert running["error"]["details"] == {"deadline_s": 1.0}
-    assert queued["error"]["details"] == {"deadline_s": 1.0, "started": False, "concurrency": 1}
-    assert "could not start within 1 s" in queued["error"]["message"]
-    assert queued["attribution"] == list(TOY.credit)
-    assert room.log == ["start running"], "the queued call never began"
-    assert results["queued"][0] < 1.9, "answered at its own deadline, not after the first call's"
+                tg.start_soon(s.call_tool, "bare_hog", {})
+                await entered.wait()
+                began = time.monotonic()
+                queued = await s.call_tool("bare_plain", {})
+                took = time.monotonic() - began
+                release.set()
+    data = envelope(queued)
+    assert queued.isError and data["error"]["code"] == "DEADLINE_EXCEEDED"
+    assert data["error"]["details"] == {"deadline_s": 1.0, "started": False, "concurrency": 1}
+    assert "could not start within 1 s" in data["error"]["message"]
+    assert log == ["hog"], "the queued call never began"
+    assert 1.0 <= took < 1.9, "answered at its own deadline, not when the slot came free"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from readingroom.book.locate import SourceText, check_locator, parse_locator
+from readingroom.book.locate import SourceText, _checksum, check_locator, parse_locator
 from readingroom.book.model import SourceUnit
 from readingroom.core.errors import Code, CoreError
 
@@ -57,6 +57,33 @@ def test_edited_locator_is_invalid():
                    {"quote": "something else"}):
         with pytest.raises(CoreError) as e:
             check_locator(loc.model_copy(update=change), source())
+        assert e.value.code is Code.INVALID_LOCATOR
+
+
+@pytest.mark.parametrize("change", [{"quote": "forged"}, {"page_label": "99"},
+                                    {"page_index": 2}, {"kind": "epub_chapter"},
+                                    {"fragment": "x"}, {"span_sha256": "0" * 64}])
+def test_edited_locator_with_a_recomputed_checksum_is_invalid_naming_the_field(change):
+    loc = source().locator(*source().find("Raum ist da")[1][0])
+    forged = loc.model_copy(update=change)
+    forged = forged.model_copy(update={"checksum": _checksum(forged.model_dump(mode="json"))})
+    with pytest.raises(CoreError) as e:
+        check_locator(forged, source())
+    assert e.value.code is Code.INVALID_LOCATOR
+    assert e.value.details["fields"] == list(change)
+
+
+def test_a_damaged_checksum_alone_is_invalid():
+    loc = source().locator(*source().find("Raum ist da")[1][0])
+    with pytest.raises(CoreError) as e:
+        check_locator(loc.model_copy(update={"checksum": "0" * 32}), source())
+    assert e.value.details["fields"] == ["checksum"]
+
+
+def test_oversized_or_deeply_nested_locator_text_is_invalid():
+    for text in ("[" * 100_000, " " * 70_000):
+        with pytest.raises(CoreError) as e:
+            parse_locator(text)
         assert e.value.code is Code.INVALID_LOCATOR
 
 

@@ -87,7 +87,8 @@ def test_unregistered_book_is_not_found_and_remove_deletes(tmp_path):
     assert reg.remove("b") == 1 and reg.list_ids() == []
 
 
-@pytest.mark.parametrize("bad", ["", "../x", "A", ".hidden", "a/b", "x" * 65, "a..b"])
+@pytest.mark.parametrize("bad", ["", "../x", "A", ".hidden", "a/b", "x" * 65, "a..b", "abc\n",
+                                 "con", "nul", "com1", "aux.txt", "abc."])
 def test_book_ids_are_safe_folder_names(bad):
     with pytest.raises(CoreError):
         check_book_id(bad)
@@ -97,3 +98,23 @@ def test_id_from_file_name():
     assert book_id_from_name("GeoTopo Komprimiert.pdf") == "geotopo-komprimiert"
     assert book_id_from_name("吾輩は猫である.epub") == "book"
     assert book_id_from_name("Café-Müller.md") == "cafe-muller"
+
+
+def test_remove_is_busy_while_a_live_build_exists_and_stale_builds_are_swept(tmp_path):
+    reg = Registry(tmp_path)
+    reg.publish("b", build(reg, "b", "one"), replace=False, finalize=finalize_manifest)
+    live = build(reg, "b", "two")  # owned by this (live) process
+    dead = tmp_path / "books" / "b" / live.name.replace(live.name.split("-")[1], "p0")
+    dead.mkdir()  # pid 0 is never a live owner
+    assert reg.clean_stale_builds("b") == 1 and not dead.exists()
+    with pytest.raises(CoreError) as e:
+        reg.remove("b")
+    assert e.value.code is Code.BOOK_BUSY and reg.get("b").version == 1
+    reg.discard(live)
+    assert reg.remove("b") == 1 and not (tmp_path / "books" / "b").exists()
+
+
+def test_a_failed_first_build_leaves_no_book_folder(tmp_path):
+    reg = Registry(tmp_path)
+    reg.discard(build(reg, "b", "x"))
+    assert not (tmp_path / "books" / "b").exists()

@@ -6,7 +6,7 @@ whose ``quote``, ``page_index``, ``page_label``, ``kind`` (or ``href``, ``fragme
 was edited and re-checksummed came back with ``"verified": true`` beside the real text (all six
 edits measured verified). Now the package's own locator of the same range is rebuilt from its
 text and every field compared: any difference is INVALID_LOCATOR naming the field. A genuine
-locator still verifies, in the service and through the CLI.
+locator still verifies, in the service, through the CLI and over MCP (`book_read_source`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from tests.book.make_books import make_epub, make_pdf
+from tests.book.mcp.library import book_server, envelope
 
 from readingroom.book.locate import Locator, _checksum
 from readingroom.book.service import BookService
@@ -111,3 +112,20 @@ def test_cli_refuses_a_forged_locator_and_verifies_the_genuine_one(books, tmp_pa
     assert err["code"] == "INVALID_LOCATOR" and err["details"]["fields"] == ["page_label"]
     assert "verified" not in json.loads(forged.stdout).get("data", {})
     assert len(forged.stderr.strip().splitlines()) == 1
+
+
+def test_mcp_read_source_refuses_the_forged_and_verifies_the_genuine(books):
+    root, service = books
+    loc = service.locate("pdfbook", text="Delta epsilon").items[0]["locator"]
+    with book_server(root / "data") as client:
+        client.initialize()
+        genuine = client.call_tool("book_read_source", {"locator": loc})
+        assert genuine.get("isError") is not True
+        assert envelope(genuine)["data"]["verified"] is True
+        for change in ({"quote": "Words the book never says"}, {"page_label": "99"},
+                       {"kind": "markdown_lines"}):
+            forged = client.call_tool("book_read_source", {"locator": _forge(loc, **change)})
+            assert forged["isError"] is True
+            error = envelope(forged)["error"]
+            assert error["code"] == "INVALID_LOCATOR"
+            assert error["details"]["fields"][0] == next(iter(change))

@@ -9,7 +9,8 @@ the server and its loopback fake.
 The fake's URL reaches the server through Codex's own mechanism: ``codex app-server -c
 mcp_servers.NAME.env.VAR="..."`` adds it to the entry's ``env`` for that run (Codex passes a
 stdio server only a short whitelist of its own environment, plus ``env_vars`` and ``env``), so
-the file ``install-host`` wrote is tested unchanged.
+the file ``install-host`` wrote is tested unchanged. The world's proxy variables are added the
+same way: a server request that is not for a loopback fake reaches the recorder.
 """
 
 from __future__ import annotations
@@ -78,7 +79,12 @@ class AppServer:
     """``codex app-server`` over stdio, through the raw JSON-RPC client of the suite."""
 
     def __init__(self, world: World, upstream: Mapping[str, Mapping[str, str]]) -> None:
-        overrides = [a for name, env in upstream.items() for key, value in env.items()
+        # The proxy variables go to each server too, so a request a server makes anywhere but
+        # its loopback fakes reaches the world's recorder (and fails the test).
+        proxies = {k: world.env[k] for k in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+                                             "NO_PROXY")}
+        overrides = [a for name, env in upstream.items()
+                     for key, value in {**proxies, **env}.items()
                      for a in ("-c", f"mcp_servers.{name}.env.{key}={json.dumps(value)}")]
         argv = [world.hosts.program("codex"), "app-server",
                 *codex_offline_overrides(world.outside_url), *overrides]
@@ -132,9 +138,9 @@ def test_codex_app_server_lists_tools_and_calls_one_per_server(world: World):
                 structured = result["structuredContent"]
                 jsonschema.validate(structured, status["tools"][tool]["outputSchema"])
                 assert structured["server"] == case.name
-                # The call reached the loopback fake, not the real upstream.
+                # The call reached the loopback fake, where the envelope names one endpoint.
                 endpoint = (structured.get("query") or {}).get("endpoint")
-                if upstream[case.name]:
+                if endpoint is not None:
                     assert endpoint in upstream[case.name].values(), endpoint
         finally:
             server.close()

@@ -27,7 +27,9 @@ EXIT_TOOL_ERROR = 5
 
 def _inspector(world: World, info: ServerInfo, upstream: dict[str, str], *args: str
                ) -> tuple[int, dict[str, Any], str]:
-    env_args = [a for k, v in upstream.items() for a in ("-e", f"{k}={v}")]
+    # The proxy variables too: a server request not for a loopback fake reaches the recorder.
+    proxies = {k: world.env[k] for k in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")}
+    env_args = [a for k, v in {**proxies, **upstream}.items() for a in ("-e", f"{k}={v}")]
     # The target goes before the options: --tool-arg takes several values and would swallow it.
     argv = [world.hosts.program("inspector"), "--cli", "--format", "json", *env_args,
             str(server_executable(info)), *args]

@@ -8,13 +8,14 @@ in :data:`SERVERS` and its console script in ``pyproject.toml`` (a test keeps th
 
 from __future__ import annotations
 
-from . import book, ndl
+from . import book, literature, ndl
 from .core.declaration import Program, ServerInfo, unique_names
 
 __all__ = ["ADMIN", "BUNDLED_PROGRAMS", "PROGRAMS", "SERVERS", "ServerInfo", "server"]
 
 SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
     ndl.SERVER,
+    literature.SERVER,
 )}
 """The MCP servers of the suite, by name, in registration order."""
 

@@ -20,6 +20,8 @@ from readingroom.book import ENV_DATA_DIR
 from readingroom.book import SERVER as BOOK
 from readingroom.catalog import SERVERS
 from readingroom.core.declaration import ServerInfo
+from readingroom.literature import SERVER as LITERATURE
+from readingroom.literature.fake_providers import FakeProviders
 from readingroom.ndl import ENV_NDL_SRU_URL
 from readingroom.ndl import SERVER as NDL
 from readingroom.ndl.fake_sru import FakeSru
@@ -74,6 +76,16 @@ def ndl_upstream(stack: ExitStack) -> Mapping[str, str]:
     return {ENV_NDL_SRU_URL: fake.url}
 
 
+def literature_upstreams(stack: ExitStack) -> Mapping[str, str]:
+    """One loopback fake of the seven literature providers; history in a temporary folder."""
+    import tempfile
+
+    # A __slow__ query takes 30 s at every provider: only a real cancel frees the slot.
+    fake = stack.enter_context(FakeProviders(slow_seconds=30.0))
+    state = stack.enter_context(tempfile.TemporaryDirectory(prefix="contract-literature-"))
+    return {**fake.env(), "LITERATURE_SEARCH_STATE_DIR": state}
+
+
 @dataclass(frozen=True)
 class ContractCase:
     """How the contract exercises one server."""
@@ -125,6 +137,8 @@ TEST_SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
 CASES: dict[str, ContractCase] = {c.name: c for c in (
     ContractCase(NDL, ("ndl_search_books", {"title": "吾輩は猫である"}), ndl_upstream,
                  slow_call=("ndl_search_books", {"title": "__slow__"})),
+    ContractCase(LITERATURE, ("literature_search", {"query": "readingroom", "limit": 5}),
+                 literature_upstreams, slow_call=("literature_search", {"query": "__slow__"})),
     ContractCase(BOOK, ("book_search", {"book_id": "tiny", "query": "whales"}), book_library),
     ContractCase(TOY, ("toy_echo", {"text": "hello"}), pythonpath=(HERE,),
                  slow_call=("toy_wait", {"seconds": 60, "label": "slow"})),

@@ -16,3 +16,13 @@ def install_dir(tmp_path: Path) -> Path:
     exe.write_text("#!/bin/sh\n")
     exe.chmod(0o755)
     return folder
+
+
+@pytest.fixture(autouse=True)
+def ndl_only_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests check host-file mechanics on one server's entry: the catalogue is pinned to
+    ndl-mcp (literature-search-mcp's own registration is tested in tests/literature)."""
+    from readingroom.catalog import SERVERS
+
+    for name in [n for n in SERVERS if n != "ndl-mcp"]:
+        monkeypatch.delitem(SERVERS, name)

@@ -66,5 +66,6 @@ SERVER = ServerInfo(
     credit=("Metadata from PubMed (NLM), Europe PMC, bioRxiv/medRxiv, Crossref, OpenAlex, "
             "Semantic Scholar and arXiv; each result credits the providers that found it.",),
     deadline_s=90.0,
+    tool_prefix="literature_",
     self_test="readingroom.literature.selftest:run_self_test",
 )

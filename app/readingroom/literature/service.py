@@ -260,6 +260,7 @@ class LiteratureService:
 
     def _credit(self, env: Envelope, statuses: Mapping[str, SourceStatus],
                 chosen: Sequence[str]) -> None:
+        """Every provider's status (unchosen ones ``skipped``) and the chosen ones' credit."""
         env.sources = [
             SourceInfo(**_source_fields(p), status=statuses.get(p, SourceStatus.skipped))
             for p in PROVIDER_ORDER
@@ -374,7 +375,7 @@ class LiteratureService:
             err = CoreError(Code.INVALID_INPUT, problem,
                             remediation="Pass a PMCID such as PMC3339582, a PMID or a DOI.")
             env = Envelope.failure(SERVER.name, operation, err, query=query)
-            self._credit(env, {"europepmc": SourceStatus.skipped}, ["europepmc"])
+            _credit_europepmc(env, SourceStatus.skipped)
             return env
 
         http = self.client("europepmc")
@@ -412,7 +413,7 @@ class LiteratureService:
         except CoreError as err:
             env = Envelope.failure(SERVER.name, operation, err, query=query,
                                    data={"status": "error", "pmcid": resolved})
-            self._credit(env, {"europepmc": status_for(err.code)}, ["europepmc"])
+            _credit_europepmc(env, status_for(err.code))
             await self._deposit_fulltext(env, resolved, str(err.code))
             return env
 
@@ -441,7 +442,7 @@ class LiteratureService:
             env.diagnose(Level.info, Code.COUNT_CAPPED,
                          f"full_text holds the first {max_chars} of {len(full)} characters; "
                          "`sections` are complete.", field="max_chars")
-        self._credit(env, {"europepmc": SourceStatus.ok}, ["europepmc"])
+        _credit_europepmc(env, SourceStatus.ok)
         await self._deposit_fulltext(env, resolved, "ok")
         return env
 
@@ -478,7 +479,7 @@ class LiteratureService:
         env.data = {k: v for k, v in env.data.items() if v is not None}
         env.diagnose(Level.info, Code.ZERO_RESULT, reason,
                      hint="Use the record's url or pdf_url from literature_search instead.")
-        self._credit(env, {"europepmc": SourceStatus.empty}, ["europepmc"])
+        _credit_europepmc(env, SourceStatus.empty)
         await self._deposit_fulltext(env, ids.get("pmcid"), "not_found")
         return env
 
@@ -561,6 +562,12 @@ def _params(request: SearchRequest, chosen: Sequence[str]) -> dict[str, str]:
         if value is not None:
             params[name] = str(value).lower() if isinstance(value, bool) else str(value)
     return params
+
+
+def _credit_europepmc(env: Envelope, status: SourceStatus) -> None:
+    """Full text touches Europe PMC alone: it is the one source listed and credited."""
+    env.sources = [SourceInfo(**_source_fields("europepmc"), status=status)]
+    env.attribution = [PROVIDERS["europepmc"].info.source.credit]
 
 
 def _source_fields(provider_id: str) -> dict[str, str]:

@@ -350,6 +350,59 @@ async def test_503_without_retry_after_is_not_retried_even_when_listed(clock: Fa
     assert len(upstream.starts) == 1
 
 
+async def test_bare_listed_statuses_are_retried_with_exponential_backoff(
+    clock: FakeClock,
+) -> None:
+    upstream = Upstream(clock, scripted(httpx.Response(503), httpx.Response(408),
+                                        httpx.Response(502), OK))
+    rules = Politeness(min_interval=0.0, serial=True, max_retries=3, default_backoff=2.0,
+                       backoff_factor=2.0, retry_statuses=frozenset({408, 429, 502, 503}),
+                       retry_bare_statuses=True)
+    async with make_client(upstream, clock, rules) as client:
+        response = await client.get(BASE)
+    assert response.status_code == 200 and len(upstream.starts) == 4
+    assert upstream.rests() == [pytest.approx(2.0), pytest.approx(4.0), pytest.approx(8.0)]
+
+
+async def test_transport_errors_are_retried_only_when_asked(clock: FakeClock) -> None:
+    def flaky(request: httpx.Request, n: int) -> httpx.Response:
+        if n < 3:
+            raise httpx.ConnectError("refused", request=request)
+        return OK
+
+    retrying = Politeness(min_interval=1.0, serial=True, max_retries=3, default_backoff=2.0,
+                          backoff_factor=3.0, retry_transport_errors=True)
+    upstream = Upstream(clock, flaky)
+    async with make_client(upstream, clock, retrying) as client:
+        assert (await client.get(BASE)).status_code == 200
+    # The floor (1 s from the failed exchange's end) and the backoff (2 s, then 6 s) overlap.
+    assert upstream.rests() == [pytest.approx(2.0), pytest.approx(6.0)]
+    strict = Politeness(min_interval=1.0, serial=True, max_retries=3)
+    once = Upstream(clock, flaky)
+    async with make_client(once, clock, strict) as client:
+        with pytest.raises(UpstreamTransportError):
+            await client.get(BASE)
+    assert len(once.starts) == 1
+
+
+async def test_transport_retries_stop_at_max_retries(clock: FakeClock) -> None:
+    def down(request: httpx.Request, n: int) -> httpx.Response:
+        raise httpx.ReadTimeout("slow", request=request)
+
+    rules = Politeness(min_interval=0.0, serial=False, max_retries=2, default_backoff=1.0,
+                       retry_transport_errors=True)
+    upstream = Upstream(clock, down)
+    async with make_client(upstream, clock, rules) as client:
+        with pytest.raises(UpstreamTransportError):
+            await client.get(BASE)
+    assert len(upstream.starts) == 3
+
+
+def test_backoff_factor_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="backoff_factor"):
+        Politeness(min_interval=1.0, serial=True, backoff_factor=0.5)
+
+
 async def test_429_not_listed_is_not_retried(clock: FakeClock) -> None:
     upstream = Upstream(clock, scripted(too_many("1"), OK))
     rules = Politeness(min_interval=1.0, serial=True, retry_statuses=frozenset())

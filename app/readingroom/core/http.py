@@ -160,7 +160,11 @@ class Politeness:
         default_backoff: seconds to wait after a 429 without a usable ``Retry-After``.
         max_backoff: cap on any backoff, however long ``Retry-After`` asks for.
         retry_statuses: statuses that may be retried; 429 always is when listed, others
-            only when the response carries ``Retry-After``.
+            only when the response carries ``Retry-After`` (unless ``retry_bare_statuses``).
+        retry_bare_statuses: retry the listed statuses (408, 5xx…) without ``Retry-After``.
+        retry_transport_errors: retry a failed exchange (connection error, timeout) too.
+        backoff_factor: the backoff without ``Retry-After`` grows by this factor per retry
+            (``default_backoff * factor ** (retry - 1)``, capped); 1.0 keeps it flat.
 
     Raises:
         ValueError: if ``min_interval`` or ``max_retries`` is negative.
@@ -172,12 +176,21 @@ class Politeness:
     default_backoff: float = 10.0
     max_backoff: float = 30.0
     retry_statuses: frozenset[int] = frozenset({429})
+    retry_bare_statuses: bool = False
+    retry_transport_errors: bool = False
+    backoff_factor: float = 1.0
 
     def __post_init__(self) -> None:
         if not self.min_interval >= 0:
             raise ValueError(f"min_interval must be >= 0, got {self.min_interval!r}")
         if self.max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {self.max_retries!r}")
+        if not self.backoff_factor >= 1.0:
+            raise ValueError(f"backoff_factor must be >= 1, got {self.backoff_factor!r}")
+
+    def backoff(self, retry: int) -> float:
+        """Seconds to wait before retry number ``retry`` (1-based) when nothing says how long."""
+        return min(self.default_backoff * self.backoff_factor ** (retry - 1), self.max_backoff)
 
 
 @dataclass
@@ -457,6 +470,11 @@ class HttpClient:
             began = self._clock.monotonic()
             try:
                 response = await self._send(request)
+            except UpstreamTransportError:
+                if not rules.retry_transport_errors or attempts > rules.max_retries:
+                    raise
+                not_before = self._clock.monotonic() + rules.backoff(attempts)
+                continue
             finally:
                 # A failed or cancelled exchange ends too: the floor counts from here.
                 state.last_end = self._clock.monotonic()
@@ -470,7 +488,7 @@ class HttpClient:
             asked = _parse_retry_after(response.headers.get("Retry-After"), self._clock.now())
             if attempts > rules.max_retries:
                 break
-            backoff = rules.default_backoff if asked is None else asked
+            backoff = rules.backoff(attempts) if asked is None else asked
             not_before = self._clock.monotonic() + min(backoff, rules.max_backoff)
         return self._checked(response, attempts=attempts, asked=asked)
 
@@ -622,7 +640,7 @@ def _is_retryable(response: httpx.Response, rules: Politeness) -> bool:
     status = response.status_code
     if status not in rules.retry_statuses:
         return False
-    return status == 429 or "Retry-After" in response.headers
+    return status == 429 or rules.retry_bare_statuses or "Retry-After" in response.headers
 
 
 def _parse_retry_after(value: str | None, now: datetime) -> float | None:

@@ -21,6 +21,7 @@ from ...core.errors import Code, CoreError
 from ...core.http import HttpClient, Politeness
 
 __all__ = [
+    "BACKOFF_FACTOR",
     "DEFAULT_BACKOFF",
     "MAX_BACKOFF",
     "MAX_RETRIES",
@@ -44,7 +45,9 @@ MAX_RETRIES = 3
 """Retries after the first attempt."""
 RETRY_STATUSES: frozenset[int] = frozenset({408, 429, 500, 502, 503, 504})
 DEFAULT_BACKOFF = 2.0
-"""Seconds to wait before a retry the upstream gave no ``Retry-After`` for."""
+"""Seconds to wait before the first retry the upstream gave no ``Retry-After`` for."""
+BACKOFF_FACTOR = 2.0
+"""Each further retry without ``Retry-After`` waits twice as long (2 s, 4 s, 8 s; capped)."""
 MAX_BACKOFF = 30.0
 """However long ``Retry-After`` asks for, a retry waits at most this long."""
 USER_AGENT = f"literature-search-mcp/{__version__} (readingroom)"
@@ -64,6 +67,9 @@ def politeness(min_interval: float, *, serial: bool) -> Politeness:
         default_backoff=DEFAULT_BACKOFF,
         max_backoff=MAX_BACKOFF,
         retry_statuses=RETRY_STATUSES,
+        retry_bare_statuses=True,
+        retry_transport_errors=True,
+        backoff_factor=BACKOFF_FACTOR,
     )
 
 

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..core.declaration import help_text
 from ..core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
@@ -23,6 +24,9 @@ __all__ = ["MCP_USAGE", "mcp_main", "split_mcp_argv"]
 MCP_USAGE = """\
 Usage: book-agent [--data-dir DATA] mcp [BOOK_ID] [--timeout S] [--concurrency N]
                   [--image-results standard|compat]
+                  [--semantic-model DIR | --embeddings-url URL --embeddings-model NAME
+                   [--embeddings-key-env NAME]]
+                  [--rerank-url URL --rerank-model NAME [--rerank-key-env NAME]]
 
   BOOK_ID            serve this book only; every other id is refused (BOOK_NOT_ALLOWED).
                      Without it: every registered book.
@@ -35,6 +39,19 @@ Usage: book-agent [--data-dir DATA] mcp [BOOK_ID] [--timeout S] [--concurrency N
                      and the image. compat: no structuredContent on image tools, because
                      some hosts (Claude Code) drop the content blocks, and so the image,
                      whenever structuredContent is present.
+
+Semantic search (optional; lexical search always runs; nothing is ever downloaded):
+  --semantic-model DIR     a local model2vec folder (the one the books were initialised with)
+  --embeddings-url URL     or an OpenAI-compatible embeddings endpoint (Ollama, LM Studio,
+  --embeddings-model NAME  vLLM, OpenAI), with its model name
+  --embeddings-key-env NAME  the variable (or OS keyring entry) holding its API key
+  The model loads once, in the background after initialize: until it is ready, searches
+  answer lexically and say semantic: warming.
+Rerank (optional; per call off | auto | on, skipped when the deadline would be missed):
+  --rerank-url URL         a Cohere/Jina-style /rerank endpoint
+  --rerank-model NAME, --rerank-key-env NAME
+Network calls stop after 120 s whatever the deadline. Keys are read from the environment or
+the OS keyring, never from a command line or a config file.
 
 No tool initialises books, runs programs, changes configuration or reads paths outside the
 registered packages: use the book-agent command line for init, replace and remove.
@@ -73,6 +90,13 @@ def _parser() -> _Parser:
     p.add_argument("--timeout", type=float)
     p.add_argument("--concurrency", type=int)
     p.add_argument("--image-results", choices=("standard", "compat"), default="standard")
+    p.add_argument("--semantic-model", type=Path)
+    p.add_argument("--embeddings-url")
+    p.add_argument("--embeddings-model")
+    p.add_argument("--embeddings-key-env")
+    p.add_argument("--rerank-url")
+    p.add_argument("--rerank-model")
+    p.add_argument("--rerank-key-env")
     return p
 
 
@@ -91,6 +115,18 @@ def _check(args: argparse.Namespace, data_dir: Path) -> None:
                 ok = False
             if not ok:
                 raise _Refused(f"{name}={raw!r} is outside {lo}-{hi}")
+    if args.semantic_model is not None and args.embeddings_url is not None:
+        raise _Refused("choose --semantic-model or --embeddings-url, not both")
+    if args.embeddings_url is not None and not args.embeddings_model:
+        raise _Refused("--embeddings-url needs --embeddings-model")
+    if args.embeddings_url is None and (args.embeddings_model or args.embeddings_key_env):
+        raise _Refused("--embeddings-model and --embeddings-key-env need --embeddings-url")
+    if args.rerank_url is not None and not args.rerank_model:
+        raise _Refused("--rerank-url needs --rerank-model")
+    if args.rerank_url is None and (args.rerank_model or args.rerank_key_env):
+        raise _Refused("--rerank-model and --rerank-key-env need --rerank-url")
+    # A missing model folder is not refused here: the server starts, and every search and
+    # book_status says semantic: unavailable, with the reason.
     if args.book_id is not None:
         from .package import Registry, check_book_id
 
@@ -130,5 +166,24 @@ def mcp_main(data_dir: Path | None, argv: Sequence[str]) -> int:
     configure_logging()
     run_stdio(build_book_server(folder, book_id=args.book_id, deadline_s=args.timeout,
                                 concurrency=args.concurrency,
-                                image_results=args.image_results), proto_out)
+                                image_results=args.image_results,
+                                semantic=_semantic(args), reranker=_reranker(args)), proto_out)
     return 0
+
+
+def _semantic(args: argparse.Namespace) -> Any:
+    """The launch-time semantic model (loaded later, in the background), or None."""
+    if args.semantic_model is None and args.embeddings_url is None:
+        return None
+    from .search.semantic import SemanticConfig
+
+    return SemanticConfig(model_dir=args.semantic_model, url=args.embeddings_url,
+                          model=args.embeddings_model, key_name=args.embeddings_key_env)
+
+
+def _reranker(args: argparse.Namespace) -> Any:
+    if args.rerank_url is None:
+        return None
+    from .search.rerank import HttpReranker
+
+    return HttpReranker(args.rerank_url, args.rerank_model, key_name=args.rerank_key_env)

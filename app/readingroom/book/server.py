@@ -13,12 +13,14 @@ path outside a registered package: those are CLI commands only.
 from __future__ import annotations
 
 import base64
+import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +35,10 @@ from .render import MAX_DPI, MIN_DPI
 from .service import DEFAULT_MAX_CHARS, MAX_CHARS_CEILING, BookService
 from .text import strip_controls
 
+if TYPE_CHECKING:  # numpy stays unloaded in a lexical-only server
+    from .search.rerank import Reranker
+    from .search.semantic import SemanticConfig, SemanticRuntime
+
 __all__ = [
     "INSTRUCTIONS",
     "TOOL_NAMES",
@@ -46,6 +52,7 @@ __all__ = [
     "ReadMarkdownInput",
     "ReadSourceInput",
     "RenderInput",
+    "SearchMode",
     "SkillInput",
     "StatusInput",
     "build_book_server",
@@ -62,6 +69,8 @@ TRUST_NOTE = (
 )
 _TEXT_TOOLS = frozenset({"book_get_skill", "book_search", "book_read_entry",
                          "book_read_markdown", "book_locate_source", "book_read_source"})
+_REPLY_RESERVE_S = 0.05
+"""Kept back from the deadline for building and sending the reply."""
 _KEEP_EXACT = frozenset({"locator"})
 """Keys whose values go back to the server verbatim: cleaning them would break verification."""
 
@@ -115,9 +124,12 @@ class SkillInput(_Input):
     offset: int = Field(0, ge=0, le=50_000_000, description="Start offset (next_offset).")
 
 
+SearchMode = Literal["off", "auto", "on"]
+
+
 class BookSearchInput(_Input):
-    """A search of one book. Search-mode switches (semantic, rerank) are added as fields here:
-    every field besides the four below is passed to :meth:`BookService.search` as is."""
+    """A search of one book. Search-mode switches (semantic, rerank) are fields here: every
+    field besides book_id/query/top_k/strict/hints is passed to :meth:`BookService.search`."""
 
     book_id: str | None = _BOOK_ID
     query: str = Field(min_length=1, max_length=1000, description="Words or a quoted phrase, "
@@ -127,6 +139,13 @@ class BookSearchInput(_Input):
     hints: dict[str, str] | None = Field(
         None, max_length=8, description="Narrow by place, e.g. {\"pages\": \"10-20\"} "
         "(zero-based page indexes) or {\"heading\": \"Einleitung\"}.")
+    semantic: SearchMode | None = Field(
+        None, description="Semantic search for this call: auto (default: when the server was "
+        "started with a model and the book has embeddings), on (also warn when it cannot "
+        "run), off (lexical only).")
+    rerank: SearchMode | None = Field(
+        None, description="Rerank for this call: auto (default: when a rerank endpoint was "
+        "chosen and it fits the deadline), on (try whenever time is left), off.")
 
     def mode_options(self) -> dict[str, Any]:
         """The fields beyond book_id/query/top_k/strict/hints, for the Core's search."""
@@ -315,6 +334,7 @@ class BookTools:
             "image_results": self.launch.image_results,
             "workers": self.pool.stats().to_data(),
             "warm": self.warm(),
+            "search": self.search_state(),
             "cache_note": "This MCP process keeps opened packages and indexes warm; a CLI "
                           "process has its own cache and does not warm this one.",
         }
@@ -347,13 +367,32 @@ class BookTools:
         return self._continue(self._finish(env), "chars", {
             "book_id": book_id, "path": args.path, "max_chars": args.max_chars})
 
-    def search(self, args: BookSearchInput) -> Envelope:
-        """book_search."""
+    def search(self, args: BookSearchInput, due: float | None = None) -> Envelope:
+        """book_search; ``due`` is the call's deadline on ``time.monotonic()`` (rerank and the
+        endpoint's embedding call are skipped or cut short to meet it)."""
         book_id = self.book(args.book_id)
         assert book_id is not None
         env = self.service.search(book_id, args.query, top_k=args.top_k, strict=args.strict,
-                                  hints=args.hints or {}, **args.mode_options())
+                                  hints=args.hints or {}, deadline=due, **args.mode_options())
         return self._finish(env)
+
+    async def _timed_search(self, args: BookSearchInput) -> Envelope | Reply:
+        # The enclosing deadline of core.mcpkit (counted from the call's arrival) on anyio's
+        # clock, which under asyncio is time.monotonic(); a little is kept back for the reply.
+        deadline = anyio.current_effective_deadline()
+        due = None if math.isinf(deadline) else deadline - _REPLY_RESERVE_S
+        return await self._run(lambda: self.search(args, due))
+
+    def search_state(self) -> dict[str, Any]:
+        """The process's semantic model and rerank endpoint, as book_status reports them."""
+        runtime = self.service.semantic
+        semantic = runtime.status() if runtime is not None else {
+            "state": "off", "reason": "no semantic model was chosen at launch"}
+        reranker = self.service.reranker
+        rerank = ({"state": "ok", "model": getattr(reranker, "name", None)}
+                  if reranker is not None else
+                  {"state": "off", "reason": "no rerank endpoint was chosen at launch"})
+        return {"lexical": "ok", "semantic": semantic, "rerank": rerank}
 
     def read_entry(self, args: ReadEntryInput) -> Envelope:
         """book_read_entry."""
@@ -442,6 +481,8 @@ class BookTools:
         def spec(name: str, title: str, description: str, model: type[BaseModel],
                  work: Callable[[Any], Envelope | Reply], *, image: bool = False) -> ToolSpec:
             async def handler(args: Any) -> Envelope | Reply:
+                if name == "book_search":
+                    return await self._timed_search(args)
                 return await self._run(lambda: work(args))
 
             return ToolSpec(name=name, title=title, description=description,
@@ -464,7 +505,9 @@ class BookTools:
             spec("book_search", "Search a book",
                  "Ranked records (sections) of one book for a query; each hit has record_id, "
                  "heading path, pages and a snippet. Lexical search always runs; data.modes "
-                 "says which modes answered. Read a hit with book_read_entry; cite it with "
+                 "says which modes answered (semantic: off, unavailable, warming or ok; "
+                 "rerank: off, unavailable, skipped or ok) and each hit's matched_by says what "
+                 "found it. Read a hit with book_read_entry; cite it with "
                  "book_locate_source. A zero result says the terms do not occur in the text "
                  "layer, not that the topic is absent." + trust, BookSearchInput, self.search),
             spec("book_read_entry", "Read a record and its neighbours",
@@ -518,6 +561,8 @@ def build_book_server(
     concurrency: int | None = None,
     image_results: ImageResults = "standard",
     env: Mapping[str, str] | None = None,
+    semantic: SemanticConfig | SemanticRuntime | None = None,
+    reranker: Reranker | None = None,
 ) -> Server:
     """Build the book-agent MCP server over ``data_dir``.
 
@@ -528,6 +573,9 @@ def build_book_server(
         concurrency: calls at once, and worker threads; overrides ``READINGROOM_CONCURRENCY``.
         image_results: see :data:`ImageResults`.
         env: where the settings are read (default ``os.environ``).
+        semantic: the query model for semantic search; it loads in the background once the
+            client has sent ``notifications/initialized`` (``warming`` until then).
+        reranker: a rerank endpoint for ``book_search``'s ``rerank`` switch.
     """
     import os
 
@@ -540,7 +588,14 @@ def build_book_server(
         settings[ENV_SERVER_CONCURRENCY] = str(concurrency)
     n = env_int(ENV_SERVER_CONCURRENCY, 4, 1, 16, settings)
     deadline = env_float(ENV_TOOL_DEADLINE, SERVER.deadline_s, 1.0, 900.0, settings)
-    service = BookService(data_dir, allowed_ids={book_id} if book_id else None)
+    service = BookService(data_dir, allowed_ids={book_id} if book_id else None,
+                          semantic=semantic, reranker=reranker)
     tools = BookTools(service, WorkerPool(n), _Launch(book_id, image_results, deadline, n))
-    return build_server(SERVER, INSTRUCTIONS, tools.specs(), env=settings,
-                        finish=_with_capabilities)
+    server = build_server(SERVER, INSTRUCTIONS, tools.specs(), env=settings,
+                          finish=_with_capabilities)
+
+    async def warm_up(_note: types.InitializedNotification) -> None:
+        service.warm_up(wait=0)  # a background thread: the session is never held up
+
+    server.notification_handlers[types.InitializedNotification] = warm_up
+    return server

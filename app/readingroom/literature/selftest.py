@@ -7,9 +7,9 @@ loopback fake of all seven providers, and checks:
 * the three read-only tools, and ``literature_sources`` naming a configured variable's source
   but never its value;
 * two searches fired at once, every provider ``ok``, duplicates merged across providers;
-* a search with Crossref failing (HTTP 500) and Semantic Scholar rate limiting (HTTP 429 on
-  every attempt): those two are ``error`` and ``rate_limited``, the other five ``ok``, and the
-  search still answers;
+* a search with Crossref failing (an unreadable body, which is not retried, so the check stays
+  quick) and Semantic Scholar rate limiting (HTTP 429 on every attempt): those two are
+  ``error`` and ``rate_limited``, the other five ``ok``, and the search still answers;
 * full text with sections for an open-access article, ``not_found`` for one without a body;
 * pacing as each provider saw it: arXiv one request at a time, at least 3 s from an answer to
   the next arrival; Semantic Scholar and Crossref's public pool serial with 1 s; PubMed at
@@ -148,7 +148,8 @@ def _exercise(
                    f"results, {len(merged)} merged across providers")
 
         say("one provider failing, one rate limited")
-        fake.modes.update({"crossref": "error", "semantic-scholar": "rate_limited"})
+        # "malformed", not "error": a bare 500 is retried three times with backoff (14 s).
+        fake.modes.update({"crossref": "malformed", "semantic-scholar": "rate_limited"})
         partial = structured(client.call_tool("literature_search", {"query": "reading rooms"},
                                               timeout=90))
         fake.modes.clear()

@@ -1,0 +1,822 @@
+"""Helveticat's three operations: arguments in, :class:`~readingroom.core.envelope.Envelope` out.
+
+**Paths.** ``query`` without ``set_spec`` is an SRU full-text search of the whole catalogue
+with a total; ``set_spec`` pages through one OAI-PMH collection, and ``query`` then filters
+only the page fetched. Change dates (``from_date``/``until_date``) are OAI datestamps, valid
+only with ``set_spec``. Guards refuse before any request.
+
+**Order.** Alma returns SRU hits in ascending title order unless the query ends in ``sortBy``
+(research §4.7; the recorded ``Sammlung`` page is punctuation-first alphabetical). Ex Libris'
+SRU documentation names sortable indexes only through ``explain`` (``sort=true``) and documents
+no relevance key; ``sortBy alma.rank/sort.descending`` is a third-party observation, not an
+Ex Libris statement. So nothing is sorted: every SRU answer says it is in **title order, not
+relevance** (``data.order``), and every OAI answer that it is in **repository order**.
+
+**Envelope.** Items have one shape on both paths (:mod:`.marc`, :mod:`.dc`; see
+:data:`ITEM_KEYS`). ``data`` carries what the result block has no field for: ``path``,
+``order``, ``order_note``, ``next_cursor``, the OAI ``set_spec``/``metadata_prefix``, the
+``page_filter`` note, and ``loosened`` for the fuzzy step.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from typing import Any
+
+from ...core import ledger, receipt, responses
+from ...core.clock import Clock, SystemClock
+from ...core.envelope import (
+    Envelope,
+    Level,
+    MatchKind,
+    QueryInfo,
+    ResultInfo,
+    SearchedFor,
+    SourceStatus,
+    TermUse,
+    breadth_of,
+)
+from ...core.errors import Code, CoreError
+from ...core.oaipmh import OaiError, OaiErrorCode, OaiOutcome, OaiRecord, OaiResponse
+from ...core.script import Script, detect_script
+from ...core.sru import SruResponse
+from .cleaning import OAI_ID_PREFIX, oai_identifier
+from .client import MAX_RECORDS, HelveticatClient, OaiExchange, SruExchange
+from .collections import (
+    GET_RECORD_PREFIX,
+    SET_NAME_TYPOS,
+    SET_SPEC_PATTERN,
+    prefix_for,
+    set_group,
+)
+from .cursor import OaiCursor, SruCursor, decode_cursor, encode_cursor, query_fingerprint
+from .dc import is_dc, parse_dc_record
+from .licence import HELVETICAT, SOURCE_ID
+from .marc import is_marc, parse_marc_record
+from .query import (
+    LOOSENED_RELATION,
+    PHRASE_RELATION,
+    SRU_INDEXES,
+    BuiltCql,
+    build_cql,
+    can_loosen,
+)
+
+__all__ = [
+    "DEFAULT_SERVER_NAME",
+    "ITEM_KEYS",
+    "OAI_ORDER_NOTE",
+    "RESULT_WINDOW",
+    "SRU_ORDER",
+    "SRU_ORDER_NOTE",
+    "HelveticatService",
+    "normalise_identifier",
+]
+
+log = logging.getLogger("readingroom.heritage.helveticat")
+
+DEFAULT_SERVER_NAME = "swiss-cultural-heritage-mcp"
+RESULT_WINDOW = 10_000
+"""Ex Libris: past 10,000 records of a result set Alma's SRU answers with an error."""
+OAI_LIST_SETS_MAX_PAGES = 5
+SRU_ORDER = "title"
+SRU_ORDER_NOTE = (
+    "Title order (ascending, punctuation first), not relevance: Alma's SRU default when no "
+    "sortBy is sent, and Ex Libris documents no relevance sort key for SRU."
+)
+OAI_ORDER_NOTE = (
+    "Repository order of the OAI-PMH collection (by the repository, not by relevance, title "
+    "or date)."
+)
+ITEM_KEYS = (
+    "id", "mms_id", "title", "creators", "contributors", "date", "dates", "places",
+    "publishers", "edition", "extent", "types", "languages", "subjects", "ddc", "series",
+    "notes", "coverage", "relations", "rights", "licence", "identifiers", "permalink",
+    "links", "source", "path", "datestamp", "set_specs",
+)
+"""Every key an item may have; absent keys mean the record has no such value.
+
+``id`` is the OAI identifier ``heritage_get_publication`` takes; ``creators`` and
+``contributors`` are lists of ``{name, dates?, gnd?, roles?}``; ``identifiers`` maps
+``isbn``/``issn``/``doi``/``system_numbers``/``other`` to lists; ``licence`` is
+``{name, url}`` when the record's own rights statement names one; ``datestamp`` is the
+catalogue change date (OAI path only), never a publication year."""
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}Z)?$")
+_MMS = re.compile(r"^\d{6,25}$")
+_ALMA_BIB = re.compile(r"^alma:[A-Za-z0-9_]+/bibs/(\d{6,25})$")
+_NO_PROFILE = "publishing profile"
+_FILTER_KEYS = ("title", "subjects", "notes", "series")
+
+
+class HelveticatService:
+    """The NB's catalogue over :class:`HelveticatClient`, answering with envelopes and receipts.
+
+    Args:
+        client: the upstream client.
+        server: the server name the envelopes carry.
+        env: where the receipt ledger setting is read (default ``os.environ``).
+        clock: stamps the receipts.
+    """
+
+    def __init__(
+        self,
+        client: HelveticatClient,
+        *,
+        server: str = DEFAULT_SERVER_NAME,
+        env: Mapping[str, str] | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.client = client
+        self.server = server
+        self._env = env
+        self.clock = clock or SystemClock()
+
+    # ------------------------------------------------------------------ search
+    async def search(
+        self,
+        *,
+        query: str | None = None,
+        set_spec: str | None = None,
+        from_date: str | None = None,
+        until_date: str | None = None,
+        index: str = "all_for_ui",
+        limit: int = 10,
+        cursor: str | None = None,
+        arguments: Mapping[str, Any] | None = None,
+        operation: str = "heritage_search_helveticat",
+    ) -> Envelope:
+        """Search the catalogue (SRU) or page through a collection (OAI-PMH).
+
+        Every refusal happens before a request: dates without a set, neither query nor set,
+        an index outside the closed list, a malformed date or cursor, a cursor of another
+        query. Failures after sending are failure envelopes with a receipt.
+        """
+        query_input = dict(arguments or {})
+        query = " ".join(query.split()) if query else None
+        set_spec = set_spec.strip() if set_spec else None
+        try:
+            parsed = decode_cursor(cursor) if cursor else None
+            self._guard(query, set_spec, from_date, until_date, index, parsed)
+        except CoreError as err:
+            return self._refused(operation, err, query_input)
+        env = Envelope(server=self.server, operation=operation)
+        count = min(limit, MAX_RECORDS)
+        if limit > MAX_RECORDS:
+            env.diagnose(
+                Level.warning, Code.COUNT_CAPPED,
+                f"limit {limit} asked; at most {MAX_RECORDS} records are returned per call "
+                "(Alma's SRU ceiling, kept for collections too).",
+                hint="Continue with data.next_cursor for more.", field="limit",
+            )
+        if set_spec is not None or isinstance(parsed, OaiCursor):
+            oai_cursor = parsed if isinstance(parsed, OaiCursor) else None
+            return await self._browse(env, query_input, query, set_spec, from_date,
+                                      until_date, count, oai_cursor)
+        assert query is not None
+        sru_cursor = parsed if isinstance(parsed, SruCursor) else None
+        return await self._search_sru(env, query_input, query, index, count, sru_cursor)
+
+    def _guard(
+        self, query: str | None, set_spec: str | None, from_date: str | None,
+        until_date: str | None, index: str, cursor: SruCursor | OaiCursor | None,
+    ) -> None:
+        browsing = set_spec is not None or isinstance(cursor, OaiCursor)
+        if (from_date or until_date) and not browsing:
+            raise CoreError(
+                Code.INVALID_INPUT,
+                "from_date/until_date are catalogue change dates (OAI datestamps) and only "
+                "work with set_spec; they are not publication years. Nothing was sent.",
+                details={"fields": [f for f, v in (("from_date", from_date),
+                                                   ("until_date", until_date)) if v]},
+                remediation="Add a set_spec from heritage_list_nb_collections, or drop the "
+                "dates. For publication years search query with index='main_pub_date'.",
+            )
+        if not query and not browsing:
+            raise CoreError(
+                Code.INVALID_INPUT,
+                "Give either query (a full-text search of the whole catalogue) or set_spec "
+                "(page through one collection). Nothing was sent.",
+                details={"fields": ["query", "set_spec"]},
+                remediation="Pass query='…', or set_spec from heritage_list_nb_collections.",
+            )
+        if index not in SRU_INDEXES:
+            raise CoreError(
+                Code.INVALID_INPUT,
+                f"index {index!r} is not one this tool sends: Alma answers an unknown index "
+                "with the whole catalogue and no error. Nothing was sent.",
+                details={"field": "index", "allowed": sorted(SRU_INDEXES)},
+                remediation=f"Use one of {', '.join(sorted(SRU_INDEXES))}.",
+            )
+        for name, value in (("from_date", from_date), ("until_date", until_date)):
+            if value and not _valid_date(value):
+                raise CoreError(
+                    Code.INVALID_INPUT,
+                    f"{name} {value!r} is not YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ.",
+                    details={"field": name},
+                    remediation="Write the change date as 2025-08-21.",
+                )
+        if from_date and until_date and from_date[:10] > until_date[:10]:
+            raise CoreError(
+                Code.INVALID_INPUT, "from_date is after until_date; nothing was sent.",
+                details={"fields": ["from_date", "until_date"]},
+                remediation="Swap the two dates.",
+            )
+        if set_spec is not None and not SET_SPEC_PATTERN.match(set_spec):
+            raise CoreError(
+                Code.INVALID_INPUT, f"set_spec {set_spec!r} is not an OAI set identifier.",
+                details={"field": "set_spec"},
+                remediation="Take a set_spec from heritage_list_nb_collections.",
+            )
+        if isinstance(cursor, SruCursor):
+            if set_spec is not None:
+                raise CoreError(
+                    Code.INVALID_INPUT,
+                    "This cursor continues a catalogue search, not a collection.",
+                    details={"field": "cursor"},
+                    remediation="Drop set_spec, or drop the cursor to start the collection.",
+                )
+            if not query or cursor.fingerprint != query_fingerprint(index, query):
+                raise CoreError(
+                    Code.INVALID_INPUT,
+                    "This cursor belongs to another search: pass the same query and index "
+                    "as the answer that gave it. Nothing was sent.",
+                    details={"field": "cursor"},
+                    remediation="Repeat query and index unchanged with the cursor, or drop it.",
+                )
+            if cursor.start > RESULT_WINDOW:
+                raise CoreError(
+                    Code.INVALID_INPUT,
+                    f"Alma's SRU serves no record past the {RESULT_WINDOW}th of a result set.",
+                    details={"field": "cursor", "window": RESULT_WINDOW},
+                    remediation="Narrow the query instead of paging further.",
+                )
+        if isinstance(cursor, OaiCursor) and set_spec not in (None, cursor.set_spec):
+            raise CoreError(
+                Code.INVALID_INPUT,
+                f"This cursor continues the collection {cursor.set_spec!r}, not {set_spec!r}.",
+                details={"field": "cursor"},
+                remediation="Repeat the same set_spec with the cursor, or drop the cursor.",
+            )
+
+    # ------------------------------------------------------------------ SRU path
+    async def _search_sru(
+        self, env: Envelope, query_input: dict[str, Any], term: str, index: str, count: int,
+        cursor: SruCursor | None,
+    ) -> Envelope:
+        start = cursor.start if cursor else 1
+        relation = cursor.relation if cursor else PHRASE_RELATION
+        built = build_cql(index, term, relation)
+        env.searched_for = _sru_searched_for(built)
+        env.query = QueryInfo(input=query_input, normalized=built.cql,
+                              endpoint=self.client.sru_url)
+        try:
+            exchange = await self.client.search_retrieve(built.cql, start=start, count=count)
+            failure = _sru_failure(exchange.response)
+            if failure is not None:
+                return await self._sru_failed(env, failure, built, start, count)
+            loosened: dict[str, Any] | None = None
+            if (cursor is None and exchange.response.number_of_records == 0
+                    and not exchange.response.records and can_loosen(index, term)):
+                exact = built
+                built = build_cql(index, term, LOOSENED_RELATION)
+                loosened = {"from": exact.cql, "to": built.cql,
+                            "why": "the phrase found 0 records; every word anywhere instead"}
+                env.searched_for = _sru_searched_for(built)
+                env.query = QueryInfo(input=query_input, normalized=built.cql,
+                                      endpoint=self.client.sru_url)
+                exchange = await self.client.search_retrieve(built.cql, start=1, count=count)
+                failure = _sru_failure(exchange.response)
+                if failure is not None:
+                    return await self._sru_failed(env, failure, built, start, count)
+        except CoreError as err:
+            return await self._sru_failed(env, err, built, start, count)
+        return await self._sru_answer(env, built, exchange, start, loosened)
+
+    async def _sru_answer(
+        self, env: Envelope, built: BuiltCql, exchange: SruExchange, start: int,
+        loosened: dict[str, Any] | None,
+    ) -> Envelope:
+        resp = exchange.response
+        assert env.query is not None
+        env.query.params = dict(ledger.redact(exchange.params))
+        items: list[dict[str, Any]] = []
+        for rec in resp.records:
+            payload = rec.payload
+            if rec.surrogate_diagnostic is not None or not is_dc(payload):
+                why = (rec.surrogate_diagnostic.message if rec.surrogate_diagnostic
+                       else f"schema {rec.schema!r} is not Dublin Core")
+                env.diagnose(Level.warning, Code.RECORD_UNREADABLE,
+                             f"Record at position {rec.position} could not be read: {why}",
+                             hint="It is counted in total but not in items.")
+                continue
+            assert payload is not None
+            item = parse_dc_record(payload, record_id=rec.identifier)
+            items.append({**item, "source": SOURCE_ID, "path": "sru"})
+        for d in resp.diagnostics:
+            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                         d.message or d.uri or "an upstream diagnostic without a message",
+                         hint=d.details)
+        total = resp.number_of_records
+        if total is None:
+            total = len(items) if not resp.records else None
+        next_pos = resp.next_record_position
+        if next_pos is None and total is not None and start - 1 + len(resp.records) < total:
+            next_pos = start + len(resp.records)
+        has_more = next_pos is not None and 0 < next_pos <= RESULT_WINDOW
+        fuzzy = built.relation == LOOSENED_RELATION
+        env.items = items
+        env.result = ResultInfo(
+            total=total, returned=len(items), start=start, has_more=has_more,
+            next_start=next_pos if has_more else None, breadth=breadth_of(total),
+            match_type="none" if not total else ("fuzzy" if fuzzy else "exact"),
+        )
+        data: dict[str, Any] = {"path": "sru", "order": SRU_ORDER, "order_note": SRU_ORDER_NOTE}
+        if has_more and next_pos is not None:
+            data["next_cursor"] = encode_cursor(SruCursor(
+                start=next_pos, relation=built.relation,
+                fingerprint=query_fingerprint(built.index, built.term)))
+        if loosened is not None:
+            data["loosened"] = loosened
+        env.data = data
+        if fuzzy and total:
+            env.diagnose(
+                Level.info, Code.UPSTREAM_DIAGNOSTIC,
+                f"No record holds the phrase; these {total} hold every word somewhere "
+                "(match_type fuzzy). Check each for relevance.",
+                hint="A quoted phrase in another index (title, subjects) may be more precise.",
+            )
+        if not total:
+            env.diagnose(
+                Level.info, Code.ZERO_RESULT,
+                "Helveticat found no record for this search"
+                + (" (the phrase, then every word)." if loosened else "."),
+                hint="Try another index or a shorter term.",
+            )
+        if total is not None and total > RESULT_WINDOW:
+            env.diagnose(
+                Level.info, Code.RESULT_WINDOW_CAPPED,
+                f"{total} records match; Alma's SRU serves only the first {RESULT_WINDOW}.",
+                hint="Narrow the query (another index, more words) to reach the rest.",
+            )
+        env.coverage_note = (
+            "The whole Helveticat catalogue, searched server-side over SRU. " + SRU_ORDER_NOTE
+        )
+        responses.credit(env, [HELVETICAT], SourceStatus.ok if total else SourceStatus.empty)
+        await self._deposit(env, built.cql, exchange.params, self.client.sru_url,
+                            outcome="ok" if total else "empty")
+        return env
+
+    async def _sru_failed(
+        self, env: Envelope, err: CoreError, built: BuiltCql, start: int, count: int
+    ) -> Envelope:
+        params = self.client.sru_params(built.cql, start=start, count=count)
+        query = QueryInfo(input=env.query.input if env.query else {}, normalized=built.cql,
+                          params=dict(ledger.redact(params)), endpoint=self.client.sru_url)
+        failed = responses.failed_after_send(env, err, sources=[HELVETICAT], query=query)
+        await self._deposit(failed, built.cql, params, self.client.sru_url,
+                            outcome=str(err.code))
+        return failed
+
+    # ------------------------------------------------------------------ OAI path
+    async def _browse(
+        self, env: Envelope, query_input: dict[str, Any], term: str | None,
+        set_spec: str | None, from_date: str | None, until_date: str | None, count: int,
+        cursor: OaiCursor | None,
+    ) -> Envelope:
+        if cursor is not None:
+            page = cursor
+        else:
+            assert set_spec is not None
+            page = OaiCursor(set_spec=set_spec, prefix=prefix_for(set_spec), skip=0,
+                             from_date=from_date, until_date=until_date)
+        params = _list_records_params(page)
+        described = _describe_oai(params)
+        env.searched_for = _oai_searched_for(term, page.set_spec)
+        env.query = QueryInfo(input=query_input, normalized=described,
+                              params=dict(ledger.redact(params)), endpoint=self.client.oai_url)
+        try:
+            exchange = await self.client.oai(params)
+        except CoreError as err:
+            return await self._oai_failed(env, err, described, params)
+        resp = exchange.response
+        if resp.errors:
+            return await self._oai_errors(env, resp, page, term, described, exchange)
+        return await self._browse_answer(env, exchange, page, term, count, described)
+
+    async def _browse_answer(
+        self, env: Envelope, exchange: OaiExchange, page: OaiCursor, term: str | None,
+        count: int, described: str,
+    ) -> Envelope:
+        resp = exchange.response
+        records = resp.records
+        items: list[dict[str, Any]] = []
+        consumed = page.skip
+        deleted = 0
+        for position in range(page.skip, len(records)):
+            if len(items) >= count:
+                break
+            consumed = position + 1
+            rec = records[position]
+            if rec.header.deleted or rec.metadata is None:
+                deleted += 1
+                continue
+            item = _oai_item(rec)
+            if item is None:
+                env.diagnose(Level.warning, Code.RECORD_UNREADABLE,
+                             f"Record {rec.header.identifier} is in neither MARC21 nor Dublin "
+                             "Core and could not be read.",
+                             hint="It is skipped; the rest of the page is valid.")
+                continue
+            if term and not _page_match(item, term):
+                continue
+            items.append(item)
+        token = resp.resumption_token
+        next_page: OaiCursor | None = None
+        if consumed < len(records):
+            next_page = OaiCursor(set_spec=page.set_spec, prefix=page.prefix, skip=consumed,
+                                  token=page.token, from_date=page.from_date,
+                                  until_date=page.until_date)
+        elif token is not None and token.value is not None:
+            next_page = OaiCursor(set_spec=page.set_spec, prefix=page.prefix, skip=0,
+                                  token=token.value)
+        size = token.complete_list_size if token is not None else None
+        if size is None and next_page is None and page.token is None:
+            size = len(records)  # one page, no token: the whole list is on it
+        total = None if term else size
+        env.items = items
+        match_type: Any = None
+        if not term:
+            match_type = "exact" if items else None
+        env.result = ResultInfo(
+            total=total, returned=len(items), start=page.skip + 1,
+            has_more=next_page is not None, breadth=breadth_of(total), match_type=match_type,
+        )
+        data: dict[str, Any] = {
+            "path": "oai", "set_spec": page.set_spec, "metadata_prefix": page.prefix,
+            "order": "repository", "order_note": OAI_ORDER_NOTE,
+            "page": {"records_on_page": len(records), "read_from": page.skip + 1,
+                     "read_to": consumed, "deleted_skipped": deleted},
+        }
+        if size is not None:
+            data["collection_size"] = size
+        if next_page is not None:
+            data["next_cursor"] = encode_cursor(next_page)
+        if term:
+            data["page_filter"] = {
+                "query": term,
+                "note": (
+                    f"query filtered only the {consumed - page.skip} records read from this "
+                    f"page of {page.set_spec!r} (every word in title, names, subjects, notes "
+                    "or series); the collection itself was not searched. total is unknown."
+                ),
+            }
+        env.data = data
+        window = ""
+        if page.from_date or page.until_date:
+            window = (f" changed between {page.from_date or 'the start'} and "
+                      f"{page.until_date or 'now'} (catalogue change dates, not publication "
+                      "years)")
+        env.coverage_note = (
+            f"One page of the OAI-PMH collection {page.set_spec!r}{window}, in "
+            f"{page.prefix}. " + OAI_ORDER_NOTE
+            + (" query filtered this page only." if term else "")
+        )
+        status = SourceStatus.ok if items or next_page else SourceStatus.empty
+        responses.credit(env, [HELVETICAT], status)
+        await self._deposit(env, described, exchange.params, self.client.oai_url,
+                            outcome="ok" if items else "empty")
+        return env
+
+    async def _oai_errors(
+        self, env: Envelope, resp: OaiResponse, page: OaiCursor, term: str | None,
+        described: str, exchange: OaiExchange,
+    ) -> Envelope:
+        first = resp.errors[0]
+        if first.known is OaiErrorCode.NO_RECORDS_MATCH and not _is_no_profile(first):
+            env.items = []
+            env.result = ResultInfo(total=0, returned=0, start=page.skip + 1, has_more=False,
+                                    breadth=breadth_of(0), match_type="none")
+            env.data = {"path": "oai", "set_spec": page.set_spec,
+                        "metadata_prefix": page.prefix, "order": "repository",
+                        "order_note": OAI_ORDER_NOTE, "collection_size": 0}
+            env.diagnose(
+                Level.info, Code.ZERO_RESULT,
+                f"The collection {page.set_spec!r} has no record in this change-date window "
+                "(OAI noRecordsMatch)." if page.from_date or page.until_date else
+                f"The collection {page.set_spec!r} lists no record (OAI noRecordsMatch).",
+                hint="Widen or drop from_date/until_date (they are change dates).",
+            )
+            env.coverage_note = f"The OAI-PMH collection {page.set_spec!r}: empty."
+            responses.credit(env, [HELVETICAT], SourceStatus.empty)
+            await self._deposit(env, described, exchange.params, self.client.oai_url,
+                                outcome="empty")
+            return env
+        err = _oai_error(first, resp.errors, page)
+        return await self._oai_failed(env, err, described, exchange.params)
+
+    async def _oai_failed(
+        self, env: Envelope, err: CoreError, described: str, params: Mapping[str, str]
+    ) -> Envelope:
+        failed = responses.failed_after_send(env, err, sources=[HELVETICAT])
+        await self._deposit(failed, described, params, self.client.oai_url,
+                            outcome=str(err.code))
+        return failed
+
+    # ------------------------------------------------------------------ GetRecord
+    async def get_publication(
+        self, identifier: str, *, arguments: Mapping[str, Any] | None = None,
+        operation: str = "heritage_get_publication",
+    ) -> Envelope:
+        """Fetch one record by OAI identifier or MMS id, always as MARC21.
+
+        Not found (``idDoesNotExist``, or a deleted record) is a ``NOT_FOUND`` failure
+        envelope, never a plain string or an empty list.
+        """
+        query_input = dict(arguments or {})
+        oai_id = normalise_identifier(identifier)
+        if oai_id is None:
+            err = CoreError(
+                Code.INVALID_INPUT,
+                "identifier is neither a Helveticat OAI identifier "
+                f"({OAI_ID_PREFIX}<MMS id>) nor an MMS id. Nothing was sent.",
+                details={"field": "identifier"},
+                remediation="Pass an item's id from heritage_search_helveticat.",
+            )
+            return self._refused(operation, err, query_input)
+        params = {"verb": "GetRecord", "identifier": oai_id, "metadataPrefix": GET_RECORD_PREFIX}
+        described = _describe_oai(params)
+        env = Envelope(server=self.server, operation=operation,
+                       query=QueryInfo(input=query_input, normalized=described,
+                                       params=dict(params), endpoint=self.client.oai_url))
+        try:
+            exchange = await self.client.oai(params)
+        except CoreError as sent_err:
+            return await self._oai_failed(env, sent_err, described, params)
+        resp = exchange.response
+        record = resp.records[0] if resp.records else None
+        not_found = (
+            any(e.known is OaiErrorCode.ID_DOES_NOT_EXIST for e in resp.errors)
+            or (record is not None and (record.header.deleted or record.metadata is None))
+        )
+        if not_found:
+            reason = "deleted" if record is not None else "idDoesNotExist"
+            err = CoreError(
+                Code.NOT_FOUND,
+                f"Helveticat has no record {oai_id}"
+                + (" (it was deleted)." if reason == "deleted" else "."),
+                details={"identifier": oai_id, "reason": reason},
+                remediation="Check the id; search again with heritage_search_helveticat.",
+            )
+            failed = responses.failed_after_send(env, err, sources=[HELVETICAT])
+            responses.credit(failed, [HELVETICAT], SourceStatus.empty)
+            await self._deposit(failed, described, params, self.client.oai_url,
+                                outcome=str(err.code))
+            return failed
+        if resp.errors or record is None:
+            err = (_oai_error(resp.errors[0], resp.errors, None) if resp.errors else CoreError(
+                Code.API_ERROR, "Helveticat answered GetRecord without a record.",
+                remediation="Try again later; the result is unknown."))
+            return await self._oai_failed(env, err, described, params)
+        item = _oai_item(record)
+        if item is None:
+            err = CoreError(Code.API_ERROR,
+                            "Helveticat's record is not MARC21 and could not be read.",
+                            remediation="Try again later; report it if it persists.")
+            return await self._oai_failed(env, err, described, params)
+        env.items = [item]
+        env.result = ResultInfo(total=1, returned=1, start=1, has_more=False,
+                                breadth=breadth_of(1), match_type="exact")
+        env.data = {"path": "oai", "metadata_prefix": GET_RECORD_PREFIX}
+        responses.credit(env, [HELVETICAT], SourceStatus.ok)
+        await self._deposit(env, described, params, self.client.oai_url, outcome="ok")
+        return env
+
+    # ------------------------------------------------------------------ ListSets
+    async def list_collections(
+        self, *, arguments: Mapping[str, Any] | None = None,
+        operation: str = "heritage_list_nb_collections",
+    ) -> Envelope:
+        """List the OAI-PMH sets, each with the metadata format it is published in."""
+        query_input = dict(arguments or {})
+        params: dict[str, str] = {"verb": "ListSets"}
+        env = Envelope(server=self.server, operation=operation,
+                       query=QueryInfo(input=query_input, normalized="verb=ListSets",
+                                       params=dict(params), endpoint=self.client.oai_url))
+        items: list[dict[str, Any]] = []
+        pages = 0
+        while True:
+            pages += 1
+            try:
+                exchange = await self.client.oai(params)
+            except CoreError as err:
+                return await self._oai_failed(env, err, "verb=ListSets", params)
+            resp = exchange.response
+            if resp.errors:
+                return await self._oai_failed(env, _oai_error(resp.errors[0], resp.errors, None),
+                                              "verb=ListSets", params)
+            for s in resp.sets:
+                if not s.spec:
+                    continue
+                entry: dict[str, Any] = {"set_spec": s.spec, "name": s.name or s.spec,
+                                         "metadata_prefix": prefix_for(s.spec)}
+                group = set_group(s.spec)
+                if group:
+                    entry["group"] = group
+                if SET_NAME_TYPOS.get(s.spec) == s.name:
+                    entry["note"] = "the upstream setName has a typo; use set_spec"
+                items.append(entry)
+            token = resp.resumption_token
+            if token is None or token.value is None:
+                break
+            if pages >= OAI_LIST_SETS_MAX_PAGES:
+                env.diagnose(Level.warning, Code.RESULT_WINDOW_CAPPED,
+                             f"Only the first {pages} pages of sets were read.")
+                break
+            params = {"verb": "ListSets", "resumptionToken": token.value}
+        env.items = items
+        env.result = ResultInfo(total=len(items), returned=len(items), start=1,
+                                has_more=False, breadth=breadth_of(len(items)),
+                                match_type="exact" if items else "none")
+        env.data = {"path": "oai", "order": "repository", "order_note": OAI_ORDER_NOTE,
+                    "note": "metadata_prefix is the only format each set is published in; "
+                    "set_spec goes to heritage_search_helveticat."}
+        responses.credit(env, [HELVETICAT], SourceStatus.ok if items else SourceStatus.empty)
+        await self._deposit(env, "verb=ListSets", {"verb": "ListSets"}, self.client.oai_url,
+                            outcome="ok" if items else "empty")
+        return env
+
+    # ------------------------------------------------------------------ helpers
+    def _refused(self, operation: str, err: CoreError, query_input: dict[str, Any]) -> Envelope:
+        return responses.refused(
+            self.server, operation, err, sources=[HELVETICAT],
+            query=QueryInfo(input=query_input),
+        )
+
+    async def _deposit(
+        self, env: Envelope, query: str, params: Mapping[str, str], endpoint: str, *,
+        outcome: str,
+    ) -> None:
+        await receipt.deposit(
+            env, query=query, params=params, providers=[SOURCE_ID], endpoint=endpoint,
+            outcome=outcome, result_ids=[str(i["id"]) for i in env.items if i.get("id")],
+            clock=self.clock, environ=self._env,
+        )
+
+
+def normalise_identifier(identifier: str) -> str | None:
+    """The OAI identifier for an OAI id, an MMS id or an ``alma:…/bibs/<mms>`` id; else None."""
+    text = identifier.strip()
+    if text.startswith(OAI_ID_PREFIX):
+        text = text[len(OAI_ID_PREFIX):]
+    alma = _ALMA_BIB.match(text)
+    if alma is not None:
+        text = alma.group(1)
+    return oai_identifier(text) if _MMS.match(text) else None
+
+
+def _valid_date(value: str) -> bool:
+    if not _DATE.match(value):
+        return False
+    try:
+        if "T" in value:
+            datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+        else:
+            date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _sru_failure(resp: SruResponse) -> CoreError | None:
+    """An SRU answer that is an error: diagnostics and no records is never an empty result."""
+    if not resp.diagnostics or resp.records:
+        return None
+    d = resp.diagnostics[0]
+    return CoreError(
+        Code.API_ERROR,
+        f"Helveticat refused the search: {d.message or d.uri}"
+        + (f" ({d.details})" if d.details else "")
+        + ". This is not an empty result: nothing was searched.",
+        details={"uri": d.uri, "message": d.message, "details": d.details},
+        remediation="Simplify the term (no brackets or CQL operators); the result is unknown.",
+    )
+
+
+def _is_no_profile(error: OaiError) -> bool:
+    return _NO_PROFILE in (error.message or "").lower()
+
+
+def _oai_error(first: OaiError, errors: Sequence[OaiError], page: OaiCursor | None) -> CoreError:
+    """The failure an OAI ``<error>`` stands for; never an empty result."""
+    details: dict[str, Any] = {"oai_errors": [{"code": e.code, "message": e.message}
+                                              for e in errors]}
+    if first.known is OaiErrorCode.NO_RECORDS_MATCH:
+        prefix = page.prefix if page else "?"
+        return CoreError(
+            Code.API_ERROR,
+            f"Helveticat publishes the set {page.set_spec if page else '?'!r} in another "
+            f"format than {prefix} (OAI noRecordsMatch: no publishing profile). This is not "
+            "an empty collection: nothing was listed.",
+            details={**details, "meaning": "wrong_metadata_prefix"},
+            remediation="The set's format map needs an update; report it. Other sets work.",
+        )
+    if first.known is OaiErrorCode.BAD_RESUMPTION_TOKEN:
+        return CoreError(
+            Code.API_ERROR,
+            "The collection's cursor has expired or is invalid at Helveticat "
+            "(OAI badResumptionToken). Nothing was listed.",
+            details=details,
+            remediation="Start the collection again without cursor.",
+        )
+    outcome = first.outcome
+    remediation = {
+        OaiOutcome.CALLER_MISTAKE: "Check set_spec and the dates; the result is unknown.",
+        OaiOutcome.UPSTREAM_CANNOT_ANSWER: "Try again later; the result is unknown.",
+    }.get(outcome, "The result is unknown.")
+    return CoreError(
+        Code.API_ERROR,
+        f"Helveticat answered with OAI error {first.code}"
+        + (f": {first.message}" if first.message else "")
+        + ". This is not an empty result.",
+        details={**details, "outcome": str(outcome)},
+        remediation=remediation,
+    )
+
+
+def _list_records_params(page: OaiCursor) -> dict[str, str]:
+    if page.token is not None:
+        return {"verb": "ListRecords", "resumptionToken": page.token}
+    params = {"verb": "ListRecords", "metadataPrefix": page.prefix, "set": page.set_spec}
+    if page.from_date:
+        params["from"] = page.from_date
+    if page.until_date:
+        params["until"] = page.until_date
+    return params
+
+
+def _describe_oai(params: Mapping[str, str]) -> str:
+    return "&".join(f"{k}={v}" for k, v in params.items())
+
+
+def _oai_item(rec: OaiRecord) -> dict[str, Any] | None:
+    metadata = rec.metadata
+    if is_marc(metadata):
+        assert metadata is not None
+        item = parse_marc_record(metadata)
+    elif is_dc(metadata):
+        assert metadata is not None
+        item = parse_dc_record(metadata)
+    else:
+        return None
+    if rec.header.identifier:
+        item["id"] = rec.header.identifier
+    item["source"] = SOURCE_ID
+    item["path"] = "oai"
+    if rec.header.datestamp:
+        item["datestamp"] = rec.header.datestamp
+    if rec.header.set_specs:
+        item["set_specs"] = list(rec.header.set_specs)
+    return item
+
+
+def _haystack(item: Mapping[str, Any]) -> str:
+    parts: list[str] = []
+    for key in _FILTER_KEYS:
+        value = item.get(key)
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, list):
+            parts.extend(str(v) for v in value)
+    for key in ("creators", "contributors"):
+        parts.extend(str(n.get("name", "")) for n in item.get(key, []))
+    return " ".join(parts).casefold()
+
+
+def _page_match(item: Mapping[str, Any], term: str) -> bool:
+    hay = _haystack(item)
+    return all(word in hay for word in term.casefold().split())
+
+
+def _sru_searched_for(built: BuiltCql) -> SearchedFor:
+    exact = built.index in ("mms_id", "main_pub_date")
+    return SearchedFor(
+        terms=[TermUse(field="query", term=built.term, index=f"alma.{built.index}",
+                       match=MatchKind.exact if exact else MatchKind.partial,
+                       script=detect_script(built.term))],
+        script=detect_script(built.term),
+        matching="phrase" if built.relation == PHRASE_RELATION else "all_words_anywhere",
+        providers=[SOURCE_ID],
+    )
+
+
+def _oai_searched_for(term: str | None, set_spec: str) -> SearchedFor:
+    terms = [] if not term else [TermUse(
+        field="query", term=term, index="page_filter", match=MatchKind.partial,
+        script=detect_script(term))]
+    return SearchedFor(terms=terms, script=detect_script(term) if term else Script.none,
+                       matching="page_filter" if term else "collection_browse",
+                       providers=[set_spec])

@@ -16,15 +16,14 @@ __all__ = ["ADMIN", "BUNDLED_PROGRAMS", "PROGRAMS", "SERVERS", "ServerInfo", "se
 SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
     ndl.SERVER,
     literature.SERVER,
+    book.SERVER,
 )}
 """The MCP servers of the suite, by name, in registration order."""
 
 ADMIN = Program(name="readingroom", entry_point="readingroom.cli:main")
 """The admin command line (setup, self-test, receipts, hosts, secrets)."""
 
-# book-agent serves MCP (book.SERVER) but joins SERVERS only with its registration (setup,
-# install-host, self-test: issue 10 §4); until then it is a program of the bundle.
-PROGRAMS: dict[str, Program] = unique_names([*SERVERS.values(), ADMIN, book.SERVER])
+PROGRAMS: dict[str, Program] = unique_names([*SERVERS.values(), ADMIN])
 """Every console script of the distribution: the servers, the admin CLI, other tools."""
 
 BUNDLED_PROGRAMS: tuple[str, ...] = tuple(PROGRAMS)

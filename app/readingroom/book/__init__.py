@@ -6,7 +6,7 @@ command line, whose ``mcp`` command is the catalogue's MCP stdio server.
 
 from __future__ import annotations
 
-from ..core.declaration import ServerInfo, Setting
+from ..core.declaration import DATA_DIR, ServerInfo, Setting
 
 __all__ = ["ENV_DATA_DIR", "SERVER"]
 
@@ -24,7 +24,10 @@ SERVER = ServerInfo(
                 "(default: the suite's data folder + book-agent)"),
     ),
     deadline_s=90.0,
-    # Host entries run `book-agent mcp`: with no --data-dir, book-agent's default data folder
-    # is the suite's data folder + "book-agent", where `book-agent init` registers books.
+    # Host entries run `book-agent --data-dir <suite data>/book-agent mcp`: the folder where
+    # `book-agent init` registers books by default, named explicitly so that a host starting
+    # the server with another environment (Claude Desktop's is bare) still finds them.
+    data_args=("--data-dir", f"{DATA_DIR}/book-agent"),
     args=("mcp",),
+    self_test="readingroom.book.selftest:run_self_test",
 )

@@ -223,6 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("book_id")
     sub.add_parser("mcp", add_help=False,
                    help="serve the books over MCP on stdio (book-agent mcp --help)")
+    sub.add_parser("install-host", add_help=False, help="register the MCP server with a host "
+                   "and export the Book Skill (book-agent install-host --help)")
     c = sub.add_parser("demo", help="the embedded demo: a book made from this project's docs")
     c.add_argument("--keep", type=Path, help="keep the demo data folder here")
     return p
@@ -415,6 +417,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     served = split_mcp_argv(words)
     if served is not None:  # the MCP server: fd 1 is reserved before anything heavy loads
         return mcp_main(*served)
+    from .install import install_host_main, split_install_argv
+
+    registering = split_install_argv(words)
+    if registering is not None:
+        return install_host_main(*registering)
     want_json, command = "--json" in words, "book-agent"
     try:
         try:

@@ -23,12 +23,14 @@ from .settings import ENV_RECEIPT_LOG, ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
 
 __all__ = [
     "COMMON_SETTINGS",
+    "DATA_DIR",
     "Gate",
     "GateKeeper",
     "GateStatus",
     "Program",
     "ServerInfo",
     "Setting",
+    "expand_data_args",
     "help_text",
     "resolve",
     "unique_names",
@@ -159,6 +161,12 @@ class ServerInfo(Program):
     a :class:`readingroom.core.selftest.SelfTestReport`; None when it has none."""
     args: tuple[str, ...] = ()
     """Extra command-line arguments of the host entry."""
+    data_args: tuple[str, ...] = ()
+    """Arguments host entries put before :attr:`args`, where an argument ``{data_dir}`` or
+    ``{data_dir}/a/b`` stands for the suite's data folder (or that path inside it), written in
+    the platform's native form: ``("--data-dir", "{data_dir}/book-agent")``. ``python -m`` and
+    the contract start the server with :attr:`args` alone (it then finds its data as without
+    a host)."""
     tool_prefix: str = ""
     """What every tool name starts with, e.g. ``ndl_`` (default: the name up to ``-mcp`` or
     ``-agent``, hyphens as underscores, then ``_``)."""
@@ -175,6 +183,25 @@ class ServerInfo(Program):
     def all_settings(self) -> tuple[Setting, ...]:
         """The common settings, then the server's own."""
         return (*COMMON_SETTINGS, *self.settings)
+
+
+DATA_DIR = "{data_dir}"
+"""The placeholder of :attr:`ServerInfo.data_args` for the suite's data folder."""
+
+
+def expand_data_args(args: Sequence[str], join: Callable[[str], str]) -> tuple[str, ...]:
+    """``args`` with each ``{data_dir}[/relative/path]`` replaced by ``join(relative/path)``.
+
+    ``join`` turns a ``/``-separated path inside the data folder ("" for the folder itself)
+    into the absolute path a host entry carries.
+    """
+    out = []
+    for arg in args:
+        if arg == DATA_DIR or arg.startswith(DATA_DIR + "/"):
+            out.append(join(arg[len(DATA_DIR):].strip("/")))
+        else:
+            out.append(arg)
+    return tuple(out)
 
 
 def help_text(info: ServerInfo, version: str) -> str:

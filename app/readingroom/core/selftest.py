@@ -113,12 +113,18 @@ def structured(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def check_read_only_tools(
-    report: SelfTestReport, tools: Sequence[Mapping[str, Any]], expected: set[str]
+    report: SelfTestReport, tools: Sequence[Mapping[str, Any]], expected: set[str], *,
+    open_world: bool = True,
 ) -> bool:
-    """Check ``tools/list`` named exactly ``expected``, each annotated read-only and idempotent."""
+    """Check ``tools/list`` named exactly ``expected``, each annotated read-only and idempotent.
+
+    ``open_world``: the ``openWorldHint`` every tool must state (False for a server that
+    reaches nothing outside the user's machine, such as book-agent).
+    """
     names = {t.get("name") for t in tools}
+    wanted = {**_READ_ONLY, "openWorldHint": open_world}
     hinted = all(
-        all(t.get("annotations", {}).get(hint) is value for hint, value in _READ_ONLY.items())
+        all(t.get("annotations", {}).get(hint) is value for hint, value in wanted.items())
         for t in tools
     )
     return report.add(

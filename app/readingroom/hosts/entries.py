@@ -22,7 +22,7 @@ from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from ..catalog import SERVERS
-from ..core.declaration import ServerInfo
+from ..core.declaration import ServerInfo, expand_data_args
 from ..core.platform import Machine
 from ..core.settings import ENV_RECEIPT_LOG
 from .files import plain
@@ -87,10 +87,16 @@ def build_entry(
         ValueError: ``install_dir`` or ``data_dir`` is not absolute (hosts start servers from
             folders of their own choosing, so a relative path would point nowhere).
     """
+    def in_data(relative: str) -> str:
+        folder = ctx.absolute(data_dir)
+        for part in filter(None, relative.split("/")):
+            folder = ctx.join(folder, part)
+        return folder
+
     return ServerEntry(
         name=info.name,
         command=ctx.join(install_dir, ctx.executable_name(info.name)),
-        args=tuple(info.args),
+        args=(*expand_data_args(info.data_args, in_data), *info.args),
         env={ENV_RECEIPT_LOG: ledger_path(data_dir, ctx)},
         secret_names=tuple(info.secrets),
         deadline_s=info.deadline_s,
@@ -121,7 +127,9 @@ def is_ours(name: str, command: object, known: Collection[str] | None = None) ->
 
     Returns:
         True when ``name`` is a suite server and ``command`` names an executable called
-        ``name`` (optionally ``.exe``/``.cmd``/``.bat``; case-insensitive; any folder).
+        ``name`` (optionally ``.exe``/``.cmd``/``.bat``; case-insensitive; any folder); or
+        ``name`` is ``<server>-<instance>`` (book-agent's per-book ``book-agent-mybook``) and
+        ``command`` names that catalogue server's executable.
     """
     names = SERVERS.keys() if known is None else known
     if name not in names or not isinstance(command, str) or not command:
@@ -131,7 +139,9 @@ def is_ours(name: str, command: object, known: Collection[str] | None = None) ->
         if basename.endswith(suffix):
             basename = basename[: -len(suffix)]
             break
-    return basename == name.lower()
+    lowered = name.lower()
+    return basename == lowered or (
+        lowered.startswith(basename + "-") and basename in {s.lower() for s in SERVERS})
 
 
 def same_meaning(have: Any, want: Any) -> bool:

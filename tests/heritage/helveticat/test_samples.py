@@ -8,7 +8,10 @@ SRU answer (the same Alma software), and the e-rara/e-manuscripta oai_dc ListRec
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from readingroom.core.oaipmh import parse_oai
 from readingroom.core.sru import parse_search_retrieve
@@ -139,3 +142,47 @@ def test_erara_and_emanuscripta_oai_dc_carry_their_own_licence(samples: Path):
     second = parse_dc_record(erara.records[1].metadata)
     assert second["creators"] == [{"name": "Hunt, T.F."}]
     assert second["identifiers"]["system_numbers"] == ["system:990001020200205503"]
+
+
+EXPECTED = {
+    "helveticat_sru_dc_volksschule_zuerich_4hits.xml",
+    "helveticat_sru_dc_sammlung_3of12675.xml",
+    "helveticat_oai_getrecord_marc21.xml",
+    "helveticat_oai_listsets_68sets.xml",
+    "swisscovery_slsp_sru_marcxml_pestalozzi.xml",
+    "erara_oai_listrecords_oai_dc.xml",
+    "erara_oai_listsets.xml",
+    "emanuscripta_oai_listrecords_oai_dc.xml",
+    "zenodo_oai_error_badArgument_metadataPrefix.xml",
+    "zenodo_oai_error_badResumptionToken_listrecords.xml",
+    "zenodo_oai_error_idDoesNotExist_getrecord.xml",
+    "zenodo_oai_error_noRecordsMatch_listrecords.xml",
+}
+_OURS = ("helveticat_", "swisscovery_", "erara_", "emanuscripta_", "zenodo_")
+
+
+def test_every_helveticat_side_sample_has_an_expectation(samples: Path):
+    present = {p.name for p in (samples / "heritage").iterdir() if p.name.startswith(_OURS)}
+    unexpected = present - EXPECTED
+    if unexpected and os.environ.get("READINGROOM_REQUIRE_SAMPLES") == "1":
+        pytest.fail(f"samples without an expectation: {sorted(unexpected)}")
+    assert present >= EXPECTED
+
+
+def test_erara_listsets_is_paged(samples: Path):
+    resp = parse_oai((samples / "heritage" / "erara_oai_listsets.xml").read_bytes())
+    assert len(resp.sets) == 10 and resp.resumption_token.value
+
+
+@pytest.mark.parametrize("name, code", [
+    ("zenodo_oai_error_badArgument_metadataPrefix.xml", "badArgument"),
+    ("zenodo_oai_error_badResumptionToken_listrecords.xml", "badResumptionToken"),
+    ("zenodo_oai_error_idDoesNotExist_getrecord.xml", "idDoesNotExist"),
+    ("zenodo_oai_error_noRecordsMatch_listrecords.xml", "noRecordsMatch"),
+])
+def test_real_oai_errors_are_errors(samples: Path, name: str, code: str):
+    resp = parse_oai((samples / "heritage" / name).read_bytes())
+    assert [e.code for e in resp.errors] == [code] and resp.records == ()
+    # An empty noRecordsMatch text is not the publishing-profile text: a genuine empty list.
+    if code == "noRecordsMatch":
+        assert not resp.errors[0].message

@@ -284,3 +284,11 @@ async def test_receipt_written_to_the_ledger(samples, tmp_path):
     env = await service_for(fake, tmp_path).search(query="Volksschule Zürich")
     assert env.receipt.deposited is True
     assert env.receipt.result_ids[0] == "oai:helveticat.nb.admin.ch:991016034239703976"
+
+
+async def test_oai_error_with_http_422_is_an_error_not_empty(samples):
+    # Zenodo sends its OAI errors with HTTP 422; the body of a non-2xx answer is not read.
+    body = _real(samples, "zenodo_oai_error_noRecordsMatch_listrecords.xml")
+    env = await service_for(FakeHelveticat(lambda r: (422, body))).search(set_spec="xrara")
+    assert env.error.code == "API_ERROR" and env.error.details["status"] == 422
+    assert env.result is None

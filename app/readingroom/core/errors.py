@@ -122,8 +122,10 @@ MEANINGS: dict[Code, str] = {
         "--allow-image-only) no text layer on any page."
     ),
     Code.UNSAFE_SOURCE: (
-        "The source was refused for safety: a ZIP bomb, a path outside the container, or an "
-        "XML construct (entities, DTD) that could read files or exhaust memory."
+        "The source was refused for safety: a ZIP bomb, a path outside the container, an "
+        "ambiguous archive (two entries of one name), markup nested too deep to read without "
+        "losing text, or an XML construct (entities, DTD) that could read files or exhaust "
+        "memory."
     ),
     Code.BOOK_EXISTS: "A book with this id is already registered (use --replace to rebuild).",
     Code.BOOK_NOT_FOUND: "No registered book has this id (or this server does not serve it).",

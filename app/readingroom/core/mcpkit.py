@@ -33,7 +33,9 @@ from .errors import Code, CoreError
 from .settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
 
 __all__ = [
+    "PromptSpec",
     "Reply",
+    "ResourceSpec",
     "ToolSpec",
     "build_server",
     "configure_logging",
@@ -57,6 +59,32 @@ class Reply:
 
     envelope: Envelope
     attachments: Sequence[types.ContentBlock] = ()
+    text: str | None = None
+    """The text content instead of the envelope's JSON (e.g. a Markdown rendering of it);
+    ``structuredContent`` still carries the whole envelope."""
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    """A static resource: its URI, names, and the function that renders its text."""
+
+    uri: str
+    name: str
+    title: str
+    description: str
+    read: Callable[[], str]
+    mime_type: str = "text/markdown"
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    """A prompt template: its arguments ``(name, description, required)`` and its renderer."""
+
+    name: str
+    title: str
+    description: str
+    arguments: Sequence[tuple[str, str, bool]]
+    render: Callable[[Mapping[str, str]], str]
 
 
 Handler = Callable[[Any], Awaitable[Envelope | Reply]]
@@ -102,15 +130,18 @@ def to_result(
     attachments: Sequence[types.ContentBlock] = (),
     *,
     structured: bool = True,
+    text: str | None = None,
 ) -> types.CallToolResult:
     """One envelope → JSON text content + ``structuredContent``; ``isError`` iff it failed.
 
     ``attachments`` follow the text block; ``structured=False`` leaves out
-    ``structuredContent`` (the text block still holds the whole envelope).
+    ``structuredContent`` (the text block still holds the whole envelope); ``text`` replaces
+    the JSON text (structured content is then always sent).
     """
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=env.to_json()), *attachments],
-        structuredContent=env.to_data() if structured else None,
+        content=[types.TextContent(type="text", text=env.to_json() if text is None else text),
+                 *attachments],
+        structuredContent=env.to_data() if structured or text is not None else None,
         isError=env.error is not None,
     )
 
@@ -161,6 +192,8 @@ def build_server(
     *,
     env: Mapping[str, str] | None = None,
     finish: Callable[[Envelope, str], None] | None = None,
+    resources: Sequence[ResourceSpec] = (),
+    prompts: Sequence[PromptSpec] = (),
 ) -> Server:
     """Build a low-level MCP server whose every tool answers with an :class:`Envelope`.
 
@@ -178,6 +211,9 @@ def build_server(
         finish: called on every envelope before it is sent (e.g. to add the attribution a
             licence requires on *every* response, failures included). An envelope that
             still has no attribution then gets ``info.credit``.
+        resources: static resources (``resources/list`` and ``resources/read`` are served
+            only when there are some).
+        prompts: prompt templates (``prompts/list`` and ``prompts/get`` likewise).
     """
     from .. import __version__
 
@@ -195,13 +231,13 @@ def build_server(
     async def _list_tools() -> list[types.Tool]:
         return declarations
 
-    def send(env: Envelope, spec: ToolSpec,
-             attachments: Sequence[types.ContentBlock] = ()) -> types.CallToolResult:
+    def send(env: Envelope, spec: ToolSpec, attachments: Sequence[types.ContentBlock] = (),
+             text: str | None = None) -> types.CallToolResult:
         if finish is not None:
             finish(env, spec.name)
         if not env.attribution and info.credit:
             env.attribution = list(info.credit)
-        return to_result(env, attachments, structured=spec.structured)
+        return to_result(env, attachments, structured=spec.structured, text=text)
 
     async def report_started(tool_name: str) -> None:
         # A host that asked for progress learns the call left the admission queue; it is also
@@ -227,6 +263,7 @@ def build_server(
             )
             return send(Envelope.failure(name, tool_name, err), spec)
         attachments: Sequence[types.ContentBlock] = ()
+        text: str | None = None
         # The deadline counts from the call's arrival, not from its admission: a host with its
         # own limit must get this structured answer even for a call that waited for a slot.
         started = False
@@ -237,7 +274,7 @@ def build_server(
                     await report_started(tool_name)
                     out = await spec.handler(args)
             if isinstance(out, Reply):
-                env, attachments = out.envelope, out.attachments
+                env, attachments, text = out.envelope, out.attachments, out.text
             else:
                 env = out
         except TimeoutError:
@@ -253,7 +290,7 @@ def build_server(
                 remediation="This is a defect; the server's stderr log has the traceback.",
             )
             env = Envelope.failure(name, tool_name, err)
-        return send(env, spec, attachments)
+        return send(env, spec, attachments, text)
 
     async def _call_tool(req: types.CallToolRequest) -> types.ServerResult:
         tool_name = req.params.name
@@ -263,8 +300,58 @@ def build_server(
         return types.ServerResult(await run_tool(spec, req.params.arguments or {}))
 
     server.request_handlers[types.CallToolRequest] = _call_tool
-
+    if resources:
+        _add_resources(server, resources)
+    if prompts:
+        _add_prompts(server, prompts)
     return server
+
+
+def _add_resources(server: Server, specs: Sequence[ResourceSpec]) -> None:
+    """Serve ``resources/list`` and ``resources/read`` for static resources."""
+    from mcp.server.lowlevel.helper_types import ReadResourceContents
+    from pydantic import AnyUrl
+
+    by_uri = {s.uri: s for s in specs}
+
+    @server.list_resources()
+    async def _list_resources() -> list[types.Resource]:
+        return [types.Resource(uri=AnyUrl(s.uri), name=s.name, title=s.title,
+                               description=s.description, mimeType=s.mime_type) for s in specs]
+
+    @server.read_resource()
+    async def _read_resource(uri: AnyUrl) -> list[ReadResourceContents]:
+        spec = by_uri.get(str(uri))
+        if spec is None:
+            raise McpError(types.ErrorData(code=types.INVALID_PARAMS,
+                                           message=f"Unknown resource: {uri}"))
+        return [ReadResourceContents(content=spec.read(), mime_type=spec.mime_type)]
+
+
+def _add_prompts(server: Server, specs: Sequence[PromptSpec]) -> None:
+    """Serve ``prompts/list`` and ``prompts/get`` for prompt templates."""
+    by_name = {s.name: s for s in specs}
+
+    @server.list_prompts()
+    async def _list_prompts() -> list[types.Prompt]:
+        return [types.Prompt(name=s.name, title=s.title, description=s.description,
+                             arguments=[types.PromptArgument(name=n, description=d, required=r)
+                                        for n, d, r in s.arguments]) for s in specs]
+
+    @server.get_prompt()
+    async def _get_prompt(name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
+        spec = by_name.get(name)
+        if spec is None:
+            raise McpError(types.ErrorData(code=types.INVALID_PARAMS,
+                                           message=f"Unknown prompt: {name!r}"))
+        given = dict(arguments or {})
+        missing = [n for n, _d, required in spec.arguments if required and not given.get(n)]
+        if missing:
+            raise McpError(types.ErrorData(code=types.INVALID_PARAMS,
+                                           message=f"{name} needs {', '.join(missing)}"))
+        text = spec.render(given)
+        return types.GetPromptResult(description=spec.description, messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
 
 
 def configure_logging(level: int = logging.INFO) -> None:

@@ -99,3 +99,31 @@ def test_frozen_book_agent_runs_the_demo(bundle, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["data"]["ok"] is True
     assert "FAIL" not in done.stderr
+
+
+def test_frozen_book_agent_serves_mcp(bundle, tmp_path):
+    """The frozen book-agent's `mcp`: initialize, tools/list, a search and a rendered page."""
+    import base64
+
+    from readingroom.book.selftest import make_self_test_pdf
+
+    exe = str(bundle / f"book-agent{SUFFIX}")
+    data = tmp_path / "data"
+    pdf = make_self_test_pdf(tmp_path / "book.pdf")
+    done = subprocess.run([exe, "--data-dir", str(data), "init", str(pdf), "--id", "frozen"],
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with RawStdioClient([exe, "--data-dir", str(data), "mcp"], env=dict(os.environ)) as client:
+        init = client.initialize(timeout=120)
+        tools = client.request("tools/list", {})["result"]["tools"]
+        found = client.call_tool("book_search", {"book_id": "frozen", "query": "harbour"})
+        page = client.call_tool("book_render_page", {"book_id": "frozen", "page_index": 1,
+                                                     "dpi": 72})
+        assert client.close() == 0
+        assert client.stdout_problems() == []
+    assert init["result"]["serverInfo"]["name"] == "book-agent"
+    assert len(tools) == 10
+    assert found["structuredContent"]["items"][0]["heading_path"] == ["Ships"]
+    image = next(b for b in page["content"] if b["type"] == "image")
+    assert base64.b64decode(image["data"])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert page["structuredContent"]["data"]["image_attached"] is True

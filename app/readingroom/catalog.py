@@ -8,7 +8,7 @@ in :data:`SERVERS` and its console script in ``pyproject.toml`` (a test keeps th
 
 from __future__ import annotations
 
-from . import book, literature, ndl
+from . import book, heritage, literature, ndl
 from .core.declaration import Program, ServerInfo, unique_names
 
 __all__ = ["ADMIN", "BUNDLED_PROGRAMS", "PROGRAMS", "SERVERS", "ServerInfo", "server"]
@@ -17,6 +17,7 @@ SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
     ndl.SERVER,
     literature.SERVER,
     book.SERVER,
+    heritage.SERVER,
 )}
 """The MCP servers of the suite, by name, in registration order."""
 

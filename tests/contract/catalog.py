@@ -20,6 +20,8 @@ from readingroom.book import ENV_DATA_DIR
 from readingroom.book import SERVER as BOOK
 from readingroom.catalog import SERVERS
 from readingroom.core.declaration import ServerInfo
+from readingroom.heritage import SERVER as HERITAGE
+from readingroom.heritage.fake_upstreams import FakeUpstreams
 from readingroom.literature import SERVER as LITERATURE
 from readingroom.literature.fake_providers import FakeProviders
 from readingroom.ndl import ENV_NDL_SRU_URL
@@ -86,6 +88,13 @@ def literature_upstreams(stack: ExitStack) -> Mapping[str, str]:
     return {**fake.env(), "LITERATURE_SEARCH_STATE_DIR": state}
 
 
+def heritage_upstreams(stack: ExitStack) -> Mapping[str, str]:
+    """One loopback fake of CKAN, Helveticat SRU/OAI, Memobase and Dodis."""
+    # A __slow__ query takes 30 s at every upstream: only a real cancel frees the slot.
+    fake = stack.enter_context(FakeUpstreams(slow_seconds=30.0))
+    return fake.env()
+
+
 @dataclass(frozen=True)
 class ContractCase:
     """How the contract exercises one server."""
@@ -143,6 +152,10 @@ CASES: dict[str, ContractCase] = {c.name: c for c in (
     # (Python cannot stop it), so with one slot the call after a cancel would wait behind it;
     # tests/stdio/test_book_stdio.py cancels a blocked read and releases it instead.
     ContractCase(BOOK, ("book_search", {"book_id": "tiny", "query": "whales"}), book_library),
+    ContractCase(HERITAGE, ("heritage_search_artists", {"query": "Probe",
+                                                         "response_format": "json"}),
+                 heritage_upstreams, slow_call=("heritage_search_artists",
+                                                {"query": "__slow__"})),
     ContractCase(TOY, ("toy_echo", {"text": "hello"}), pythonpath=(HERE,),
                  slow_call=("toy_wait", {"seconds": 60, "label": "slow"})),
 )}

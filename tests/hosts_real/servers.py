@@ -16,6 +16,7 @@ from typing import Any
 
 from readingroom.catalog import SERVERS
 from readingroom.core.declaration import ServerInfo
+from readingroom.heritage.selftest import CALLS as HERITAGE_CALLS
 
 from ..contract.catalog import CASES, Call, ContractCase
 
@@ -74,6 +75,12 @@ HOST_CASES: dict[str, HostCase] = {c.name: c for c in (
             "literature_get_fulltext": {"pmcid": "PMC9000001"},
         },
         invalid_call=("literature_search", {"query": "readingroom", "limit": "many"}),
+    ),
+    _line(
+        "swiss-cultural-heritage-mcp",
+        tool_calls={name: {**args, "response_format": "json"}
+                    for name, args in HERITAGE_CALLS.items()},
+        invalid_call=("heritage_search_artists", {"query": "Probe", "limit": "many"}),
     ),
 ) if c is not None}
 """One line per server of the catalogue."""

@@ -65,7 +65,7 @@ class SecretValue:
 
 def valid_name(name: str) -> bool:
     """Whether ``name`` has the shape of an environment variable name."""
-    return bool(_NAME.match(name))
+    return bool(_NAME.fullmatch(name))
 
 
 def _keyring() -> Any:

@@ -92,7 +92,7 @@ def normalize_doi(value: str | None, *, from_text: bool = False) -> str | None:
     if from_text:
         text = text.rstrip(_TRAILING_PUNCT)
     text = text.lower()
-    return text if _DOI_SHAPE.match(text) else None
+    return text if _DOI_SHAPE.fullmatch(text) else None
 
 
 def find_doi(text: str | None) -> str | None:
@@ -134,7 +134,7 @@ def normalize_pmcid(value: str | int | None) -> str | None:
     text = str(value).strip().rstrip("/")
     if "/" in text:
         text = text.rsplit("/", 1)[1]
-    match = _PMCID.match(text)
+    match = _PMCID.fullmatch(text)
     if not match or not match.group(1).isascii() or int(match.group(1)) == 0:
         return None
     return f"PMC{int(match.group(1))}"
@@ -157,10 +157,10 @@ def normalize_arxiv(value: str | None) -> ArxivId | None:
     text = _ARXIV_WRAPPER.sub("", value.strip(), count=1).strip().rstrip("/")
     if text.lower().endswith(".pdf"):
         text = text[:-4]
-    match = _ARXIV_NEW.match(text)
+    match = _ARXIV_NEW.fullmatch(text)
     if match:
         return ArxivId(match.group(1), _version(match.group(2)))
-    match = _ARXIV_OLD.match(text)
+    match = _ARXIV_OLD.fullmatch(text)
     if match:
         archive, _, number = match.group(1).partition("/")
         name, dot, subject = archive.partition(".")

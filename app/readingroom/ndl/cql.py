@@ -160,7 +160,7 @@ def _normalise(field: str, raw: str) -> str:
             )
         return digits
     if field == "issn":
-        m = _ISSN.match(value)
+        m = _ISSN.fullmatch(value)
         if not m:
             raise CoreError(
                 Code.INVALID_INPUT,
@@ -169,7 +169,7 @@ def _normalise(field: str, raw: str) -> str:
                 remediation="Give the 8 characters of the ISSN.",
             )
         return f"{m.group(1)}-{m.group(2).upper()}"
-    if field == "ndc" and not _NDC.match(value):
+    if field == "ndc" and not _NDC.fullmatch(value):
         raise CoreError(
             Code.INVALID_INPUT,
             "ndc must be a classification notation such as 913.6 (matched as a prefix).",
@@ -299,14 +299,14 @@ def build_record_query(
     restrict = _dpid_clause(ALL_DPIDS)
     if kind == "jpno":
         digits = value.upper().removeprefix("JP").strip()
-        if not _JPNO.match(digits):
+        if not _JPNO.fullmatch(digits):
             raise CoreError(
                 Code.INVALID_INPUT, "jpno must be the 8 or 9 digits of a JP number.",
                 details={"field": "jpno"}, remediation="e.g. 71009951",
             )
         tokens = [("jpno", "jpno", digits)]
     elif kind == "ndl_bib_id":
-        if not _BIB_ID.match(value):
+        if not _BIB_ID.fullmatch(value):
             raise CoreError(
                 Code.INVALID_INPUT, "ndl_bib_id must be the digits of an NDL bibliographic id.",
                 details={"field": "ndl_bib_id"}, remediation="e.g. 000001185032",
@@ -314,7 +314,7 @@ def build_record_query(
         tokens = [("ndl_bib_id", "itemno", f"R100000002-I{value}"),
                   ("ndl_bib_id", "itemno", f"R000000004-I{value}")]
     else:
-        if not _SEARCH_ID.match(value):
+        if not _SEARCH_ID.fullmatch(value):
             raise CoreError(
                 Code.INVALID_INPUT,
                 "ndl_search_id must be an NDL Search token like R100000002-I000001185032.",

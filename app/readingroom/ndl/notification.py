@@ -76,7 +76,7 @@ def parse_filed_date(text: str, *, today: date | None = None) -> date:
         NotificationDateError: saying which rule the value broke.
     """
     value = text.strip()
-    if not _ISO_DATE.match(value):
+    if not _ISO_DATE.fullmatch(value):
         raise NotificationDateError(
             f"{text!r} is not a date in the form YYYY-MM-DD (for example 2026-08-19)"
         )

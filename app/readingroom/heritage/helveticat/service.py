@@ -225,7 +225,7 @@ class HelveticatService:
                 details={"fields": ["from_date", "until_date"]},
                 remediation="Swap the two dates.",
             )
-        if set_spec is not None and not SET_SPEC_PATTERN.match(set_spec):
+        if set_spec is not None and not SET_SPEC_PATTERN.fullmatch(set_spec):
             raise CoreError(
                 Code.INVALID_INPUT, f"set_spec {set_spec!r} is not an OAI set identifier.",
                 details={"field": "set_spec"},
@@ -672,14 +672,14 @@ def normalise_identifier(identifier: str) -> str | None:
     text = identifier.strip()
     if text.startswith(OAI_ID_PREFIX):
         text = text[len(OAI_ID_PREFIX):]
-    alma = _ALMA_BIB.match(text)
+    alma = _ALMA_BIB.fullmatch(text)
     if alma is not None:
         text = alma.group(1)
-    return oai_identifier(text) if _MMS.match(text) else None
+    return oai_identifier(text) if _MMS.fullmatch(text) else None
 
 
 def _valid_date(value: str) -> bool:
-    if not _DATE.match(value):
+    if not _DATE.fullmatch(value):
         return False
     try:
         if "T" in value:

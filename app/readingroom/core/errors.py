@@ -99,7 +99,8 @@ MEANINGS: dict[Code, str] = {
         "unknown."
     ),
     Code.DEADLINE_EXCEEDED: (
-        "The tool call ran past the server's deadline and was abandoned. The result is unknown."
+        "The tool call ran past the server's deadline (counted from its arrival, time spent "
+        "waiting for a free slot included) and was abandoned. The result is unknown."
     ),
     Code.UNKNOWN_TOOL: "The called tool does not exist on this server.",
     Code.INTERNAL_ERROR: (

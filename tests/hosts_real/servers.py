@@ -10,7 +10,7 @@ own tests, saying where to add it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -34,6 +34,18 @@ class HostCase:
     """A call whose arguments the input schema rejects."""
     gate_value: Callable[[], str] | None = None
     """The argument of the server's gate option that opens it (None: no gate)."""
+    unchecked_tools: Mapping[str, str] = field(default_factory=dict)
+    """Tools no static call can exercise, each with the reason (their contract tests cover
+    them); with :attr:`tool_calls` they must cover exactly the tools listed."""
+    host_call: Call | None = None
+    """The call made through a host that starts the server from its written entry (Codex);
+    default: the contract's sample call. Needed when the entry's arguments (a ``--data-dir``
+    into the world's empty data folder) override the fake's environment."""
+
+    @property
+    def call_through_host(self) -> Call:
+        """:attr:`host_call`, or the contract's sample call."""
+        return self.host_call or self.contract.sample_call
 
     @property
     def server(self) -> ServerInfo:
@@ -75,6 +87,25 @@ HOST_CASES: dict[str, HostCase] = {c.name: c for c in (
             "literature_get_fulltext": {"pmcid": "PMC9000001"},
         },
         invalid_call=("literature_search", {"query": "readingroom", "limit": "many"}),
+    ),
+    _line(
+        "book-agent",
+        tool_calls={
+            "book_list": {},
+            "book_status": {"book_id": "tiny"},
+            "book_get_skill": {"book_id": "tiny"},
+            "book_search": {"book_id": "tiny", "query": "whales"},
+            "book_read_entry": {"book_id": "tiny", "record_id": "r0001"},
+            "book_read_markdown": {"book_id": "tiny", "start_line": 1, "end_line": 20},
+            "book_locate_source": {"book_id": "tiny", "text": "Whales swim in the cold sea."},
+            "book_render_page": {"book_id": "tiny", "page_index": 0},
+        },
+        unchecked_tools={
+            "book_read_source": "takes a locator that book_locate_source returned",
+            "book_read_epub_image": "needs an EPUB book; the contract's library holds a PDF",
+        },
+        invalid_call=("book_search", {"book_id": "tiny", "query": ""}),
+        host_call=("book_list", {}),
     ),
     _line(
         "swiss-cultural-heritage-mcp",

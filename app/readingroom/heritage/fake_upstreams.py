@@ -18,8 +18,9 @@ Magic words anywhere in the query string or body: ``zzz`` (an empty answer, so a
 two or more words loosens once), ``__500__`` (HTTP 500), ``__429__`` (HTTP 429,
 ``Retry-After: 0``), ``__slow__`` (the answer after :attr:`slow_seconds`), ``__redirect__``
 (HTTP 302 to a host outside the allow-list). :attr:`modes` sets a mode per prefix
-(``error``, ``rate_limited``). Resource ``11111111-…`` has a DataStore, ``66666666-…`` has
-none, any other is CKAN's Not Found.
+(``error``: HTTP 500, retried; ``broken``: an unreadable 200, not retried;
+``rate_limited``). Resource ``11111111-…`` has a DataStore, ``66666666-…`` has none, any
+other is CKAN's Not Found.
 """
 
 from __future__ import annotations
@@ -172,6 +173,8 @@ class FakeUpstreams:
             return 404, {"Content-Type": "text/plain"}, b"not found", 0.0
         if mode == "error":
             return 500, {"Content-Type": "text/html"}, b"<html>Internal error</html>", 0.0
+        if mode == "broken":  # answered, but unreadable: an error without retries
+            return 200, {"Content-Type": "application/json"}, b'{"success": tru', 0.0
         if mode == "rate_limited":
             return 429, {"Retry-After": "0", "Content-Type": "text/plain"}, b"slow down", 0.0
         if mode == "redirect":

@@ -126,7 +126,7 @@ def _exercise(report: SelfTestReport, argv: list[str], env: dict[str, str], errl
                    f"{len(CALLS)} tools x 2 formats; failed: {bad or 'none'}")
 
         say("one source failing in cross-search")
-        fake.modes["ckan"] = "error"
+        fake.modes["ckan"] = "broken"  # "error" (HTTP 500) is retried for 25 s
         partial = structured(client.call_tool("heritage_cross_search", {
             "query": "Probe", "response_format": "json"}, timeout=90))
         fake.modes.clear()

@@ -14,7 +14,10 @@ from typing import Any
 
 import pytest
 
+from readingroom.catalog import SERVERS
+
 from .install import HostPrograms, HostsUnavailable, install
+from .servers import host_case
 from .world import World, outside
 
 _INSTALL: dict[str, Any] = {}
@@ -50,6 +53,10 @@ def world(tmp_path: Path, hosts: HostPrograms) -> Iterator[World]:
     with outside() as recorder:
         place = World(tmp_path, hosts, recorder.url)
         place.open_gates()
+        for info in SERVERS.values():
+            prepare = host_case(info).prepare_data
+            if prepare is not None:
+                prepare(place.data_dir)
         yield place
         assert recorder.seen == [], f"a host tried to reach the network: {recorder.seen}"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from readingroom.catalog import SERVERS
@@ -37,6 +38,9 @@ class HostCase:
     unchecked_tools: Mapping[str, str] = field(default_factory=dict)
     """Tools no static call can exercise, each with the reason (their contract tests cover
     them); with :attr:`tool_calls` they must cover exactly the tools listed."""
+    prepare_data: Callable[[Path], None] | None = None
+    """Fills the world's suite data folder before any host starts the server (book-agent: its
+    entry's ``--data-dir`` points there, so the book it serves must be in it)."""
     host_call: Call | None = None
     """The call made through a host that starts the server from its written entry (Codex);
     default: the contract's sample call. Needed when the entry's arguments (a ``--data-dir``
@@ -56,6 +60,15 @@ class HostCase:
     def name(self) -> str:
         """The server's name."""
         return self.server.name
+
+
+def _tiny_book(data_dir: Path) -> None:
+    """The contract's tiny PDF book, registered where book-agent's host entry looks."""
+    from readingroom.book.service import BookService
+    from tests.book.make_books import make_pdf
+
+    source = make_pdf(data_dir / "tiny.pdf", ["Whales swim in the cold sea.", "Ships sail."])
+    BookService(data_dir / "book-agent").init(source, book_id="tiny")
 
 
 def _line(name: str, **how: Any) -> HostCase | None:
@@ -105,7 +118,8 @@ HOST_CASES: dict[str, HostCase] = {c.name: c for c in (
             "book_read_epub_image": "needs an EPUB book; the contract's library holds a PDF",
         },
         invalid_call=("book_search", {"book_id": "tiny", "query": ""}),
-        host_call=("book_list", {}),
+        prepare_data=_tiny_book,
+        host_call=("book_render_page", {"book_id": "tiny", "page_index": 0, "dpi": 36}),
     ),
     _line(
         "swiss-cultural-heritage-mcp",

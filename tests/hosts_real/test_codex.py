@@ -142,6 +142,9 @@ def test_codex_app_server_lists_tools_and_calls_one_per_server(world: World):
                 structured = result["structuredContent"]
                 jsonschema.validate(structured, status["tools"][tool]["outputSchema"])
                 assert structured["server"] == case.name
+                if tool == "book_render_page":  # the page really went through Codex
+                    assert structured["data"]["image_attached"] is True
+                    assert any(c.get("type") == "image" for c in result.get("content", []))
                 # The call reached the loopback fake, where the envelope names one endpoint.
                 endpoint = (structured.get("query") or {}).get("endpoint")
                 if endpoint is not None:

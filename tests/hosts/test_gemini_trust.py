@@ -88,10 +88,12 @@ def test_a_folder_reached_through_a_symlink_counts_as_its_real_path(tmp_path, wo
 
 
 def test_windows_paths_compare_without_case(tmp_path):
-    trust_rules(tmp_path, {"C:\\Users\\Alice\\Work": "TRUST_FOLDER"})
+    work = tmp_path / "Users" / "Alice" / "Work"
+    trust_rules(tmp_path, {str(work).upper(): "TRUST_FOLDER"})
     host = GeminiHost(machine(tmp_path, platform="win32"))
-    assert host.folder_trust({}, Path("c:/users/alice/work/thesis")).state is Trust.TRUSTED
-    assert host.folder_trust({}, Path("c:/users/alice/workshop")).state is Trust.UNTRUSTED
+    lower = Path(str(work).lower())
+    assert host.folder_trust({}, lower / "thesis").state is Trust.TRUSTED
+    assert host.folder_trust({}, lower.with_name("workshop")).state is Trust.UNTRUSTED
 
 
 def test_folder_trust_switched_off_in_settings(tmp_path, work):

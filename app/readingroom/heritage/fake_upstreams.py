@@ -25,12 +25,13 @@ other is CKAN's Not Found.
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from importlib import resources
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+from ..core.loopback import LoopbackServer
 
 __all__ = ["PREFIXES", "FakeUpstreams", "RequestRecord", "canned"]
 
@@ -66,60 +67,14 @@ def canned(name: str) -> bytes:
     return resources.files("readingroom.heritage").joinpath("canned", name).read_bytes()
 
 
-class FakeUpstreams:
+class FakeUpstreams(LoopbackServer):
     """Run with ``with FakeUpstreams() as fake: fake.env()``."""
 
     def __init__(self, *, slow_seconds: float = 30.0) -> None:
+        super().__init__()
         self.slow_seconds = slow_seconds
         self.modes: dict[str, str] = {}
-        self._lock = threading.Lock()
         self._log: list[RequestRecord] = []
-        self._server: ThreadingHTTPServer | None = None
-
-    def __enter__(self) -> FakeUpstreams:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> str:
-        """Start serving on 127.0.0.1 at a free port; returns the base URL."""
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
-
-            def do_GET(self) -> None:
-                fake._handle(self, "GET")
-
-            def do_POST(self) -> None:
-                fake._handle(self, "POST")
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-        self._server = Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self.url
-
-    def stop(self) -> None:
-        """Stop serving."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    @property
-    def url(self) -> str:
-        """``http://127.0.0.1:<port>``."""
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        assert isinstance(host, str)
-        return f"http://{host}:{port}"
 
     def env(self) -> dict[str, str]:
         """The five base-URL variables pointing at this fake."""

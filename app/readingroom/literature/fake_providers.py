@@ -31,14 +31,14 @@ that overlaps requests is *seen* overlapping; arrival is stamped at the accept a
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from importlib import resources
 from itertools import pairwise
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+from ..core.loopback import LoopbackServer
 
 __all__ = ["PREFIXES", "FakeProviders", "RequestRecord", "canned"]
 
@@ -77,7 +77,7 @@ def canned(name: str) -> bytes:
     return resources.files("readingroom.literature").joinpath("canned", name).read_bytes()
 
 
-class FakeProviders:
+class FakeProviders(LoopbackServer):
     """Run with ``with FakeProviders(latency=0.01) as fake: fake.env()``.
 
     Args:
@@ -86,69 +86,11 @@ class FakeProviders:
     """
 
     def __init__(self, latency: float = 0.0, *, slow_seconds: float = 30.0) -> None:
+        super().__init__()
         self.latency = latency
         self.slow_seconds = slow_seconds
         self.modes: dict[str, str] = {}
-        self._lock = threading.Lock()
         self._log: list[RequestRecord] = []
-        self._arrivals: dict[socket.socket, float] = {}
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> FakeProviders:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> str:
-        """Start serving on 127.0.0.1 at a free port; returns the base URL."""
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
-
-            def do_GET(self) -> None:
-                fake._handle(self)
-
-            def log_message(self, *args: object) -> None:  # keep stderr quiet
-                pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 64
-
-            def get_request(self) -> tuple[socket.socket, object]:
-                conn, address = super().get_request()
-                with fake._lock:
-                    fake._arrivals[conn] = time.monotonic()
-                return conn, address
-
-            def shutdown_request(self, request: socket.socket) -> None:  # type: ignore[override]
-                with fake._lock:
-                    fake._arrivals.pop(request, None)
-                super().shutdown_request(request)
-
-        self._server = Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self.url
-
-    def stop(self) -> None:
-        """Stop serving."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    @property
-    def url(self) -> str:
-        """``http://127.0.0.1:<port>``."""
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        assert isinstance(host, str)
-        return f"http://{host}:{port}"
 
     def env(self) -> dict[str, str]:
         """The seven base-URL variables pointing at this fake."""
@@ -182,9 +124,8 @@ class FakeProviders:
             self._log.clear()
 
     # ---------------------------------------------------------------- serving
-    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
-        with self._lock:
-            arrived = self._arrivals.get(handler.connection, time.monotonic())
+    def _handle(self, handler: BaseHTTPRequestHandler, method: str = "GET") -> None:
+        arrived = self.arrival(handler.connection)
         split = urlsplit(handler.path)
         parts = split.path.strip("/").split("/", 1)
         provider = parts[0]

@@ -40,14 +40,15 @@ word in the query   answer
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from dataclasses import dataclass
 from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from importlib import resources
 from itertools import pairwise
 from urllib.parse import parse_qs, urlsplit
+
+from ..core.loopback import LoopbackServer
 
 __all__ = ["FakeSru", "RequestRecord", "canned"]
 
@@ -79,7 +80,7 @@ _HTML = (
 )
 
 
-class FakeSru:
+class FakeSru(LoopbackServer):
     """Run with ``with FakeSru(latency=0.05) as fake: fake.url``.
 
     Args:
@@ -88,70 +89,18 @@ class FakeSru:
     """
 
     def __init__(self, latency: float = 0.0, *, slow_seconds: float = SLOW_S) -> None:
+        super().__init__()
         self.latency = latency
         self.slow_seconds = slow_seconds
-        self._lock = threading.Lock()
         self._log: list[RequestRecord] = []
         self._seen: set[str] = set()
-        self._arrivals: dict[socket.socket, float] = {}
         self._in_flight = 0
         self.max_in_flight = 0
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # ---------------------------------------------------------------- lifecycle
-    def __enter__(self) -> FakeSru:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> str:
-        """Start serving on 127.0.0.1 at a free port; returns the endpoint URL."""
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            # One request per connection: the arrival stamp of the accept is this request's.
-            protocol_version = "HTTP/1.0"
-
-            def do_GET(self) -> None:
-                fake._handle(self)
-
-            def log_message(self, *args: object) -> None:  # keep stderr quiet
-                pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def get_request(self) -> tuple[socket.socket, object]:
-                conn, address = super().get_request()
-                fake._accepted(conn)
-                return conn, address
-
-            def shutdown_request(self, request: socket.socket) -> None:  # type: ignore[override]
-                fake._forget(request)
-                super().shutdown_request(request)
-
-        self._server = Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self.url
-
-    def stop(self) -> None:
-        """Stop serving."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
 
     @property
     def url(self) -> str:
         """The SRU endpoint, for NDL_SRU_URL."""
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        assert isinstance(host, str)  # AF_INET: (host, port)
-        return f"http://{host}:{port}/api/sru"
+        return f"{self.origin}/api/sru"
 
     @property
     def log(self) -> list[RequestRecord]:
@@ -177,19 +126,20 @@ class FakeSru:
 
     # ---------------------------------------------------------------- serving
     def _accepted(self, conn: socket.socket) -> None:
+        super()._accepted(conn)
         with self._lock:
-            self._arrivals[conn] = time.monotonic()
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
 
-    def _forget(self, conn: socket.socket) -> None:
-        with self._lock:
-            if self._arrivals.pop(conn, None) is not None:
+    def _forget(self, conn: socket.socket) -> float | None:
+        arrived = super()._forget(conn)
+        if arrived is not None:
+            with self._lock:
                 self._in_flight -= 1
+        return arrived
 
-    def _handle(self, req: BaseHTTPRequestHandler) -> None:
-        with self._lock:
-            arrived = self._arrivals.get(req.request, time.monotonic())  # type: ignore[arg-type]
+    def _handle(self, req: BaseHTTPRequestHandler, method: str = "GET") -> None:
+        arrived = self.arrival(req.request)
         params = {k: v[0] for k, v in parse_qs(urlsplit(req.path).query).items()}
         status, headers, body = self._choose(params)
         delay = self.latency + (self.slow_seconds if "__slow__" in params.get("query", "")

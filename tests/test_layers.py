@@ -5,6 +5,7 @@ core sits below everything; the servers do not import each other; hosts do not i
 
 from __future__ import annotations
 
+import logging
 import pkgutil
 import tomllib
 from typing import Any
@@ -24,9 +25,17 @@ def contracts() -> dict[str, dict[str, Any]]:
 
 def test_every_import_contract_is_kept(monkeypatch, capsys):
     monkeypatch.chdir(REPO_ROOT)
-    status = importlinter.cli.lint_imports(
-        config_filename=str(REPO_ROOT / "pyproject.toml"), no_cache=True, no_logo=True
-    )
+    # import-linter configures logging with disable_existing_loggers: every logger that exists
+    # now would stay disabled for the rest of the session (book-agent's --debug log, say).
+    loggers = [lg for lg in logging.root.manager.loggerDict.values()
+               if isinstance(lg, logging.Logger) and not lg.disabled]
+    try:
+        status = importlinter.cli.lint_imports(
+            config_filename=str(REPO_ROOT / "pyproject.toml"), no_cache=True, no_logo=True
+        )
+    finally:
+        for lg in loggers:
+            lg.disabled = False
     report = capsys.readouterr().out
     assert status == 0, report
     assert f"{len(contracts())} kept, 0 broken" in report

@@ -10,9 +10,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["Record", "SourceDocument", "SourceUnit", "TocEntry", "UnitKind"]
+__all__ = ["Block", "FurnitureKind", "FurnitureSpan", "PageMark", "Record", "SourceDocument",
+           "SourceUnit", "TocEntry", "UnitKind", "UnitRole"]
 
 UnitKind = Literal["pdf_page", "epub_chapter", "markdown_section"]
+UnitRole = Literal["body", "contents"]
+"""``contents``: a printed contents page, an in-spine nav/NCX/目次 document, a landmarks or
+page-list document. It stays readable (records, book.md) but is left out of search by default."""
+FurnitureKind = Literal["running_head", "folio", "page_break", "note_ref", "line_number"]
+"""Page furniture: text that sits inside the raw text but is not part of the sentence it
+interrupts (running heads and titles, printed page numbers, EPUB page-break markers, note
+reference markers, verse line numbers)."""
+FurnitureSpan = tuple[int, int, str]
+"""``(start, end, kind)``: raw character offsets (end exclusive) of one furniture span and its
+:data:`FurnitureKind`. Matching (search and locate) steps over these spans; the raw text keeps
+them."""
+PageMark = tuple[int, str]
+"""``(offset, label)``: a printed page begins at this raw offset (EPUB page list / page-break
+marker)."""
+Block = tuple[int, int, str]
+"""``(start, end, markdown)``: one Markdown block (paragraph, heading, list, quote, verse
+stanza, table, note, image) rendered from the raw span ``[start, end)`` of its unit. Blocks are
+in reading order and do not overlap; records are cut at block boundaries."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +61,16 @@ class SourceUnit:
     """EPUB: container paths of images the chapter references, resolved through the manifest."""
     markdown: str | None = None
     """An optional Markdown rendering of this unit (EPUB XHTML → Markdown); None: use text."""
+    role: UnitRole = "body"
+    """``contents`` for contents/navigation pages (see :data:`UnitRole`)."""
+    furniture: tuple[FurnitureSpan, ...] = ()
+    """Page furniture inside ``text``, in order (see :data:`FurnitureSpan`)."""
+    label_inferred: bool = False
+    """PDF: True when ``label`` was inferred from the printed folios, not PDF page labels."""
+    page_marks: tuple[PageMark, ...] = ()
+    """EPUB: where printed pages begin inside this chapter (page list, page-break markers)."""
+    blocks: tuple[Block, ...] = ()
+    """Markdown blocks with their raw spans (see :data:`Block`); empty: no structure known."""
 
 
 @dataclass(frozen=True)
@@ -98,3 +127,8 @@ class Record:
     """First line (1-based) of the record in ``book.md``."""
     md_line_end: int = 0
     """Last line (1-based, inclusive) of the record in ``book.md``."""
+    role: UnitRole = "body"
+    """``contents`` when the record lies on contents/navigation units (left out of search by
+    default)."""
+    furniture: tuple[FurnitureSpan, ...] = ()
+    """Page furniture inside ``text`` (offsets into ``text``); search steps over it."""

@@ -130,11 +130,14 @@ def _unit_to_json(unit: SourceUnit) -> dict[str, Any]:
 def _unit_from_json(data: dict[str, Any]) -> SourceUnit:
     data["anchors"] = tuple(tuple(a) for a in data.get("anchors", ()))
     data["images"] = tuple(data.get("images", ()))
+    for key in ("furniture", "page_marks", "blocks"):
+        data[key] = tuple(tuple(item) for item in data.get(key, ()))
     return SourceUnit(**data)
 
 
 def _record_from_json(data: dict[str, Any]) -> Record:
     data["heading_path"] = tuple(data["heading_path"])
+    data["furniture"] = tuple(tuple(item) for item in data.get("furniture", ()))
     return Record(**data)
 
 

@@ -13,6 +13,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 
+from .fts5 import HEAD_WEIGHT, TERM_COLUMNS
 from .ranker import Ranked, best
 from .tokenize import QueryTerm
 
@@ -31,6 +32,7 @@ ENGINE_PYTHON = "python-bm25"
 """The name of this backend in results and index files."""
 _K1 = 1.2
 _B = 0.75
+_WEIGHTS = {"body": 1.0, "chars": 1.0, "head": HEAD_WEIGHT}
 POSTINGS_SCHEMA = """
 CREATE TABLE postings (
     col TEXT NOT NULL, token TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (col, token)
@@ -42,11 +44,13 @@ Postings = dict[int, list[int]]
 """rowid → token positions in one column of that row."""
 
 
-def build_postings(streams: Iterable[tuple[int, list[str], str]]) -> dict[str, dict[str, Postings]]:
-    """Inverted lists of both columns from ``(rowid, body tokens, CJK characters)``."""
-    tables: dict[str, dict[str, Postings]] = {"body": {}, "chars": {}}
-    for rowid, body, chars in streams:
-        for col, tokens in (("body", body), ("chars", chars)):
+def build_postings(streams: Iterable[tuple[int, list[str], str, list[str]]]
+                   ) -> dict[str, dict[str, Postings]]:
+    """Inverted lists of the three columns from ``(rowid, body tokens, CJK characters, heading
+    tokens)``."""
+    tables: dict[str, dict[str, Postings]] = {"body": {}, "chars": {}, "head": {}}
+    for rowid, body, chars, head in streams:
+        for col, tokens in (("body", body), ("chars", chars), ("head", head)):
             local: dict[str, list[int]] = {}
             for pos, tok in enumerate(tokens):
                 seen = local.get(tok)
@@ -86,7 +90,8 @@ def decode_postings(blob: bytes) -> Postings:
 
 
 class Bm25Ranker:
-    """BM25 exactly as FTS5's ``bm25()`` computes it, over the same token streams."""
+    """BM25 exactly as FTS5's ``bm25()`` computes it, over the same token streams and with
+    the same column weights (a term's frequency is the weighted sum over its columns)."""
 
     name = ENGINE_PYTHON
 
@@ -97,8 +102,17 @@ class Bm25Ranker:
         self._lengths = lengths
         self._lookup = lookup
 
-    def _instances(self, conn: sqlite3.Connection, term: QueryTerm) -> dict[int, int]:
-        lists = [self._lookup(conn, term.column, tok) for tok in term.tokens]
+    def _instances(self, conn: sqlite3.Connection, term: QueryTerm) -> dict[int, float]:
+        out: dict[int, float] = {}
+        for col in TERM_COLUMNS[term.column]:
+            weight = _WEIGHTS[col]
+            for rowid, count in self._column_instances(conn, col, term).items():
+                out[rowid] = out.get(rowid, 0.0) + weight * count
+        return out
+
+    def _column_instances(self, conn: sqlite3.Connection, col: str,
+                          term: QueryTerm) -> dict[int, int]:
+        lists = [self._lookup(conn, col, tok) for tok in term.tokens]
         if not all(lists):
             return {}
         if len(lists) == 1:
@@ -114,10 +128,14 @@ class Bm25Ranker:
         return out
 
     def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
-            k: int) -> tuple[Ranked, int]:
-        """The best ``k`` records and how many match."""
+            k: int, hide: frozenset[int] = frozenset()) -> tuple[Ranked, int, int]:
+        """The best ``k`` records outside ``hide``, how many match outside it and inside it."""
         scores = self.scores(conn, terms, strict)
-        return best(scores, k), len(scores)
+        hidden = 0
+        if hide:
+            kept = {rowid: s for rowid, s in scores.items() if rowid not in hide}
+            hidden, scores = len(scores) - len(kept), kept
+        return best(scores, k), len(scores), hidden
 
     def scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
                strict: bool) -> dict[int, float]:
@@ -134,7 +152,7 @@ class Bm25Ranker:
             norm_len = _K1 * (1 - _B + _B * self._lengths[rowid] / self._avgdl)
             score = 0.0
             for idf, f in zip(idfs, freqs, strict=True):
-                tf = float(f.get(rowid, 0))
+                tf = f.get(rowid, 0.0)
                 score += idf * ((tf * (_K1 + 1.0)) / (tf + norm_len))
             scores[rowid] = score
         return scores

@@ -16,7 +16,10 @@ from .tokenize import QueryTerm
 
 __all__ = [
     "ENGINE_FTS5",
+    "FTS_RANK",
     "FTS_SCHEMA",
+    "HEAD_WEIGHT",
+    "TERM_COLUMNS",
     "Fts5Ranker",
     "fts5_available",
     "fts_expression",
@@ -24,8 +27,15 @@ __all__ = [
 
 ENGINE_FTS5 = "fts5"
 """The name of this backend in results and index files."""
+HEAD_WEIGHT = 3.0
+"""BM25 weight of the ``head`` column (a record's heading path) against its text's 1.0."""
 # Contentless: the tokens are derivable from records.norm, so only the index is kept.
-FTS_SCHEMA = "CREATE VIRTUAL TABLE fts USING fts5(body, chars, content='', tokenize='ascii')"
+FTS_SCHEMA = ("CREATE VIRTUAL TABLE fts USING fts5(body, chars, head, content='', "
+              "tokenize='ascii')")
+FTS_RANK = f"bm25(1.0, 1.0, {HEAD_WEIGHT})"
+"""The ``rank`` function the index file configures: ``bm25()`` with the column weights."""
+TERM_COLUMNS = {"body": ("body", "head"), "chars": ("chars",)}
+"""The FTS5 columns a term of each :attr:`~.tokenize.QueryTerm.column` is looked up in."""
 
 
 def fts_expression(terms: Sequence[QueryTerm], strict: bool) -> str:
@@ -33,7 +43,8 @@ def fts_expression(terms: Sequence[QueryTerm], strict: bool) -> str:
     parts = []
     for term in terms:
         phrase = " + ".join('"' + tok.replace('"', '""') + '"' for tok in term.tokens)
-        parts.append(f"({term.column} : {phrase})")
+        cols = " ".join(TERM_COLUMNS[term.column])
+        parts.append(f"({{{cols}}} : {phrase})")
     return (" AND " if strict else " OR ").join(parts)
 
 
@@ -62,11 +73,19 @@ class Fts5Ranker:
                 for rowid, rank in conn.execute(sql, (fts_expression(terms, strict),))}
 
     def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
-            k: int) -> tuple[Ranked, int]:
-        """The best ``k`` records and how many match; FTS5 ranks without a Python pass."""
+            k: int, hide: frozenset[int] = frozenset()) -> tuple[Ranked, int, int]:
+        """The best ``k`` records outside ``hide``, how many match outside it and inside it;
+        FTS5 ranks without a Python pass."""
         expr = fts_expression(terms, strict)
-        total = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expr,)).fetchone()
+        total = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expr,)).fetchone()[0]
         ranked = conn.execute(
             "SELECT rank, rowid FROM fts WHERE fts MATCH ? ORDER BY rank, rowid LIMIT ?",
-            (expr, k)).fetchall()
-        return ranked, total[0]
+            (expr, k + len(hide))).fetchall()
+        hidden = 0
+        if hide:
+            ranked = [r for r in ranked if r[1] not in hide]
+            ids = sorted(hide)
+            hidden = conn.execute(
+                f"SELECT count(*) FROM fts WHERE fts MATCH ? AND rowid IN "
+                f"({','.join('?' * len(ids))})", (expr, *ids)).fetchone()[0]
+        return ranked[:k], total - hidden, hidden

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Literal
 
 from ...core.errors import Code, CoreError
+from .. import text as _text
+from ..furniture import mask_furniture
 from ..model import Record
 from ..text import normalise, normalise_with_offsets
 from .bm25 import (
@@ -38,8 +40,9 @@ from .bm25 import (
     encode_postings,
     stored_lookup,
 )
-from .fts5 import ENGINE_FTS5, FTS_SCHEMA, Fts5Ranker, fts5_available
+from .fts5 import ENGINE_FTS5, FTS_RANK, FTS_SCHEMA, Fts5Ranker, fts5_available
 from .fusion import rrf
+from .proximity import POOL, rerank
 from .ranker import Ranker, best
 from .results import (
     HINT_BOOST,
@@ -51,7 +54,14 @@ from .results import (
     Term,
 )
 from .snippet import make_snippet
-from .tokenize import QueryTerm, index_columns, parse_query, split_runs
+from .tokenize import (
+    QueryTerm,
+    heading_tokens,
+    index_columns,
+    parse_query,
+    split_runs,
+    token_stream,
+)
 
 __all__ = [
     "HINT_KEYS",
@@ -75,7 +85,7 @@ SEMANTIC_POOL = 100
 EngineChoice = Literal["auto", "fts5", "python"]
 """Which lexical backend to build or open."""
 
-_FORMAT = "1"
+_FORMAT = "2"
 
 
 _SCHEMA = """
@@ -91,10 +101,11 @@ CREATE TABLE records (
     unit_last INTEGER NOT NULL,
     page_labels TEXT NOT NULL,
     body_len INTEGER NOT NULL,
-    chars_len INTEGER NOT NULL,
+    chars_len INTEGER NOT NULL,  -- the chars and head columns: BM25 counts every column
     text TEXT NOT NULL,
     norm TEXT NOT NULL,
-    offmap BLOB NOT NULL
+    offmap BLOB NOT NULL,
+    role TEXT NOT NULL
 );
 """
 
@@ -155,16 +166,21 @@ def build_index(
     record_rows = []
     doc_rows = []
     streams: list[tuple[int, list[str], str]] = []
-    body_total = chars_total = 0
+    body_total = chars_total = head_total = 0
     fold = functools.lru_cache(maxsize=None)(normalise)  # headings repeat across records
     ordered = sorted(records, key=operator.attrgetter("order"))
     for rowid, rec in enumerate(ordered, start=1):
-        norm, offsets = normalise_with_offsets(rec.text)
+        # Furniture is masked to the same length, so offsets still point into the raw text.
+        norm, offsets = normalise_with_offsets(mask_furniture(rec.text, rec.furniture)
+                                               if rec.furniture else rec.text)
         segments = split_runs(norm)
-        body, chars = index_columns(segments)
+        body, chars = index_columns(segments, norm)
+        heading_norm = [fold(h) for h in rec.heading_path]
+        head = heading_tokens(heading_norm)
         body_len, chars_len = len(body), len(chars)
         body_total += body_len
         chars_total += chars_len
+        head_total += len(head)
         # A record ending at offset 0 of a unit has no text on it.
         ends_before = rec.char_end == 0 and rec.unit_end > rec.unit_start
         last = rec.unit_end - 1 if ends_before else rec.unit_end
@@ -172,31 +188,32 @@ def build_index(
         record_rows.append((
             rowid, rec.record_id, rec.order,
             json.dumps(list(rec.heading_path), ensure_ascii=False),
-            json.dumps([fold(h) for h in rec.heading_path], ensure_ascii=False),
+            json.dumps(heading_norm, ensure_ascii=False),
             rec.unit_start, rec.unit_end, last,
             json.dumps(page_labels, ensure_ascii=False),
-            body_len, chars_len, rec.text, norm,
-            _offset_runs(offsets),
+            body_len, chars_len + len(head), rec.text, norm,
+            _offset_runs(offsets), rec.role,
         ))
         if use_fts:
-            doc_rows.append((rowid, " ".join(body), " ".join(chars)))
+            doc_rows.append((rowid, " ".join(body), " ".join(chars), " ".join(head)))
         else:
-            streams.append((rowid, body, chars))
+            streams.append((rowid, body, chars, head))
     conn = sqlite3.connect(path)
     try:
         conn.execute("PRAGMA journal_mode=MEMORY")
         conn.execute("PRAGMA synchronous=OFF")
         with conn:
             conn.executescript(_SCHEMA)
-            conn.executemany(f"INSERT INTO records VALUES ({','.join('?' * 14)})", record_rows)
+            conn.executemany(f"INSERT INTO records VALUES ({','.join('?' * 15)})", record_rows)
             name = ENGINE_FTS5 if use_fts else ENGINE_PYTHON
             meta = {"format": _FORMAT, "engine": name, "rows": str(len(record_rows)),
-                    "tokens": str(body_total + chars_total)}
+                    "tokens": str(body_total + chars_total + head_total)}
             conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
         if use_fts:
             with conn:
                 conn.execute(FTS_SCHEMA)
-                conn.executemany("INSERT INTO fts (rowid, body, chars) VALUES (?, ?, ?)",
+                conn.execute("INSERT INTO fts (fts, rank) VALUES ('rank', ?)", (FTS_RANK,))
+                conn.executemany("INSERT INTO fts (rowid, body, chars, head) VALUES (?, ?, ?, ?)",
                                  doc_rows)
             with conn:
                 conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
@@ -242,6 +259,11 @@ class _Meta:
     unit_last: int
     page_labels: tuple[str, ...]
     label_norm: frozenset[str]
+    role: str = "body"
+    head: frozenset[str] = frozenset()
+    """Tokens (and CJK characters) of the record's own, deepest heading."""
+    first: bool = False
+    """The first record under its heading path."""
 
 
 def _bad_hint(message: str, key: str, value: str | None = None) -> CoreError:
@@ -276,6 +298,8 @@ class BookIndex:
         # one book keep hitting the same sections, and decoding a record costs more than
         # scoring it.
         self._rows: OrderedDict[int, tuple[str, str, tuple[array, array]]] = OrderedDict()
+        self._tokens: OrderedDict[int, list[str]] = OrderedDict()
+        self._contents: frozenset[int] = frozenset()
 
     @property
     def engine(self) -> str:
@@ -315,15 +339,12 @@ class BookIndex:
                     raise sqlite3.DatabaseError("format")
                 rows = conn.execute(
                     "SELECT rowid, record_id, ord, heading_path, heading_norm, unit_start, "
-                    "unit_end, unit_last, page_labels, body_len + chars_len FROM records "
+                    "unit_end, unit_last, page_labels, body_len + chars_len, role FROM records "
                     "ORDER BY rowid").fetchall()
-                index._records = [
-                    _Meta(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])),
-                          r[5], r[6], r[7], tuple(labels), frozenset(map(normalise, labels)))
-                    for r in rows
-                    for labels in (json.loads(r[8]),)
-                ]
+                index._records = _metas(rows)
                 index._by_rowid = {m.rowid: m for m in index._records}
+                index._contents = frozenset(m.rowid for m in index._records
+                                            if m.role == "contents")
                 index._engine = _choose_engine(conn, meta, engine, {r[0]: r[9] for r in rows})
         except sqlite3.DatabaseError:
             index.close()
@@ -377,6 +398,7 @@ class BookIndex:
         strict: bool = False,
         hints: Mapping[str, str] | None = None,
         semantic: Sequence[tuple[float, int]] | None = None,
+        include_contents: bool = False,
     ) -> SearchResult:
         """Rank the book's records for ``query``.
 
@@ -393,8 +415,16 @@ class BookIndex:
         part is a phrase whose words and runs must be adjacent and in order. Query text is
         never index or regex syntax: ``a OR b`` searches the three words a, or, b.
 
-        Ranking: BM25 (higher is better), ties in reading order. By default any term may
-        match and records with more terms rank higher; with ``strict`` every term must.
+        Ranking: BM25 over the record's text and its heading path (weighted higher), then
+        the best :data:`~.proximity.POOL` records are boosted where query terms stand adjacent
+        and in order, or near each other, and where the record's own heading has them
+        (:mod:`.proximity`); scores are rounded and ties rank in reading order. By default any
+        term may match and records with more terms rank higher; with ``strict`` every term
+        must.
+
+        Contents: records whose role is ``contents`` (a printed contents page, an EPUB nav
+        document in the spine) are left out unless ``include_contents``; the result says how
+        many matching ones were left out (``contents_left_out``).
 
         Hints narrow or boost, and are reported in ``hints_applied``:
 
@@ -430,27 +460,67 @@ class BookIndex:
                             "The query has no searchable words (only punctuation or symbols).",
                             details={"field": "query", "reason": "no_tokens"},
                             remediation="Search for words or CJK characters.")
+        hide = frozenset() if include_contents else self._contents
+        pool_k = max(POOL, top_k)
         with self._connection() as conn:
             if semantic is not None:
-                hits, total = self._fused(conn, terms, strict, top_k, narrow, boost, semantic)
-            elif narrow is None and not boost:
-                top, total = self._engine.top(conn, terms, strict, top_k)
+                hits, total, left_out = self._fused(conn, terms, strict, top_k, narrow, boost,
+                                                    semantic, hide)
             else:
-                scores = self._engine.scores(conn, terms, strict)
-                if narrow is not None:
-                    scores = {rowid: s for rowid, s in scores.items() if rowid in narrow}
-                for rowid in boost & scores.keys():
-                    scores[rowid] *= HINT_BOOST
-                top, total = best(scores, top_k), len(scores)
-            if semantic is None:
+                if narrow is None and not boost:
+                    pool, total, left_out = self._engine.top(conn, terms, strict, pool_k, hide)
+                else:
+                    scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
+                    pool, total = best(scores, pool_k), len(scores)
+                top = self._rerank(conn, pool, terms)[:top_k]
                 hits = self._hits(conn, top, terms) if top else []
         return SearchResult(
             query=query, normalized_query=norm,
             terms=[Term(text=t.text, kind=t.kind) for t in terms],
             strict=strict, top_k=top_k, hints_applied=applied,
             modes=SearchModes(lexical_engine=self._engine.name),
-            total_matches=total, hits=hits,
+            total_matches=total, contents_left_out=left_out, folds=_folds(query), hits=hits,
         )
+
+    def _scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
+                narrow: set[int] | None, boost: set[int], hide: frozenset[int]
+                ) -> tuple[dict[int, float], int]:
+        """Every match's BM25 score, narrowed and boosted, and how many were hidden."""
+        scores = self._engine.scores(conn, terms, strict)
+        if narrow is not None:
+            scores = {rowid: s for rowid, s in scores.items() if rowid in narrow}
+        left_out = 0
+        if hide:
+            kept = {rowid: s for rowid, s in scores.items() if rowid not in hide}
+            left_out, scores = len(scores) - len(kept), kept
+        for rowid in boost & scores.keys():
+            scores[rowid] *= HINT_BOOST
+        return scores, left_out
+
+    def _rerank(self, conn: sqlite3.Connection, pool: list[tuple[float, int]],
+                terms: Sequence[QueryTerm]) -> list[tuple[float, int]]:
+        by_rowid = self._by_rowid
+
+        def heading(rowid: int) -> tuple[frozenset[str], bool]:
+            meta = by_rowid[rowid]
+            return meta.head, meta.first
+
+        return rerank(pool, terms, lambda ids: self._body_tokens(conn, ids), heading)
+
+    def _body_tokens(self, conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[str]]:
+        """The body tokens of ``ids`` (no joined compounds), cached like snippet rows."""
+        with self._lock:
+            out = {i: self._tokens[i] for i in ids if i in self._tokens}
+        missing = [i for i in ids if i not in out]
+        if missing:
+            rows = self._snippet_rows(conn, missing)
+            made = {i: token_stream(split_runs(rows[i][1]), breaks=True) for i in missing}
+            out.update(made)
+            with self._lock:
+                self._tokens.update(made)
+                while len(self._tokens) > _ROW_CACHE:
+                    self._tokens.popitem(last=False)
+        return out
 
     def _hints(self, hints: Mapping[str, str], strict: bool
                ) -> tuple[set[int] | None, set[int], list[HintApplied]]:
@@ -518,14 +588,15 @@ class BookIndex:
 
     def _fused(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
                top_k: int, narrow: set[int] | None, boost: set[int],
-               semantic: Sequence[tuple[float, int]]) -> tuple[list[Hit], int]:
-        scores = self._engine.scores(conn, terms, strict)
-        if narrow is not None:
-            scores = {rowid: s for rowid, s in scores.items() if rowid in narrow}
-        for rowid in boost & scores.keys():
-            scores[rowid] *= HINT_BOOST
-        lexical = best(scores, len(scores))
+               semantic: Sequence[tuple[float, int]], hide: frozenset[int]
+               ) -> tuple[list[Hit], int, int]:
+        scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
+        ranked_lexical = best(scores, len(scores))
+        head = self._rerank(conn, ranked_lexical[:POOL], terms)
+        lexical = head + ranked_lexical[POOL:]
+        scores.update((rowid, -neg) for neg, rowid in head)
         similar = {rowid: sim for sim, rowid in semantic if rowid in self._by_rowid
+                   and rowid not in hide
                    and (narrow is None or rowid in narrow) and (not strict or rowid in scores)}
         ranked = sorted(similar.items(), key=lambda kv: (-kv[1], kv[0]))[:SEMANTIC_POOL]
         fused = rrf({"lexical": [rowid for _, rowid in lexical],
@@ -547,7 +618,31 @@ class BookIndex:
                 scores={**{k: v for k, v in stage.items() if k in f.ranks and v is not None},
                         "rrf": f.score},
             ))
-        return hits, len(fused)
+        return hits, len(fused), left_out
+
+
+def _metas(rows: list[tuple]) -> list[_Meta]:
+    """Record metadata from ``records`` rows, with each own heading's tokens and whether the
+    record is the first under its heading path."""
+    out = []
+    previous: tuple[str, ...] | None = None
+    for r in rows:
+        labels = json.loads(r[8])
+        heading_norm = tuple(json.loads(r[4]))
+        own = heading_norm[-1:]
+        head = frozenset(heading_tokens(own)) | frozenset(
+            ch for h in own for cjk, run in split_runs(h) if cjk for ch in run)
+        out.append(_Meta(r[0], r[1], r[2], tuple(json.loads(r[3])), heading_norm, r[5], r[6],
+                         r[7], tuple(labels), frozenset(map(normalise, labels)), r[10], head,
+                         heading_norm != previous))
+        previous = heading_norm
+    return out
+
+
+def _folds(query: str) -> list[str]:
+    """The folds the query's normalisation applied (when :mod:`..text` describes them)."""
+    describe = getattr(_text, "describe_folds", None)
+    return list(describe(query)) if describe is not None else []
 
 
 def _cache_rows(index: BookIndex, conn: sqlite3.Connection,
@@ -591,8 +686,10 @@ def _choose_engine(conn: sqlite3.Connection, meta: dict[str, str], engine: Engin
     else:
         # An FTS5 index read without FTS5: rebuild the postings in memory from the stored
         # normalised text (no second normalisation pass).
-        streams = ((rowid, *index_columns(split_runs(norm)))
-                   for rowid, norm in conn.execute("SELECT rowid, norm FROM records"))
+        streams = ((rowid, *index_columns(split_runs(norm), norm),
+                    heading_tokens(json.loads(heading_norm)))
+                   for rowid, norm, heading_norm in conn.execute(
+                       "SELECT rowid, norm, heading_norm FROM records"))
         tables = build_postings(streams)
         empty: Postings = {}
 

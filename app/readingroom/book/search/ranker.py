@@ -37,8 +37,9 @@ class Ranker(Protocol):
         ...
 
     def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
-            k: int) -> tuple[Ranked, int]:
-        """The best ``k`` records and how many match."""
+            k: int, hide: frozenset[int] = frozenset()) -> tuple[Ranked, int, int]:
+        """The best ``k`` records not in ``hide``, how many of those match, and how many
+        records of ``hide`` match."""
         ...
 
 

@@ -84,16 +84,18 @@ class Hit(BaseModel):
     record_id: str
     order: int
     score: float = Field(description="The score the hits are ordered by, higher is better: "
-                         "BM25 (times any boost) when only lexical search ran; the RRF score "
-                         "when lexical and semantic rankings were fused; the reranker's "
+                         "BM25 (times the phrase, proximity, heading and hint boosts, "
+                         "rounded; equal scores in reading order) when only lexical search "
+                         "ran; the RRF score when lexical and semantic rankings were fused; the reranker's "
                          "relevance when reranked. Compare it only within one result.")
     heading_path: list[str]
     unit_start: int
     unit_end: int
     page_labels: list[str] = Field(description="Printed labels of the units the record spans.")
     snippet: str = Field(
-        description=f"About {SNIPPET_CHARS} characters of raw text around the first match, "
-        "matches marked «like this», whitespace collapsed; … where cut."
+        description=f"About {SNIPPET_CHARS} characters of raw text from the window with the "
+        "most query terms (the typed phrase preferred), matches marked «like this», "
+        "whitespace collapsed; … where cut."
     )
     matched_terms: list[str] = Field(description="Texts of the query terms this record has.")
     matched_by: list[str] = Field(
@@ -121,7 +123,17 @@ class SearchResult(BaseModel):
     modes: SearchModes
     mode_details: ModeDetails | None = Field(
         None, description="Reasons and models behind modes (set by the book search service).")
-    total_matches: int = Field(description="Records matching (after narrowing hints).")
+    total_matches: int = Field(description="Records matching (after narrowing hints), "
+                               "contents pages left out not counted.")
+    contents_left_out: int = Field(
+        0, description="Records that match but were left out because they are contents "
+        "pages or navigation (a printed table of contents, an EPUB nav document): they list "
+        "chapter titles, not the chapters. Search again with include_contents to see them.")
+    folds: list[str] = Field(
+        default_factory=list,
+        description="Folds the query needed to match the book's text (e.g. a variant kanji, "
+        "straight for curly quotes, diacritics), so a match may differ in those from what "
+        "was typed; empty when none applied.")
     hits: list[Hit]
 
 

@@ -9,7 +9,13 @@ radicals, full-width forms, ligatures, U+3000, soft hyphens, bidi controls); the
   電燈 inside 古い電燈の下で is found; SQLite's ``trigram`` tokenizer misses it;
 - every CJK character is also indexed alone, in a second column, for one-character queries;
 - between two CJK runs the index places :data:`RUN_BREAK`, so a bigram phrase never bridges
-  punctuation: 東京。京都 does not match 東京都.
+  punctuation: 東京。京都 does not match 東京都;
+- a hyphenated compound kept by the fold ("match-box") is indexed both ways: by its parts, in
+  place, and as the joined whole ("matchbox"), after the record's tokens (:func:`compounds`);
+- the heading path of a record is indexed in its own column (:func:`heading_tokens`).
+
+A query chunk that folds to words joined only by hyphens or apostrophes ("match-box",
+"alice's") is one phrase of those words, so its parts must be adjacent, as they are in the text.
 
 Every backend (FTS5, the Python BM25) indexes these same tokens.
 """
@@ -31,6 +37,8 @@ __all__ = [
     "QueryTerm",
     "Segment",
     "TermKind",
+    "compounds",
+    "heading_tokens",
     "index_columns",
     "parse_query",
     "split_runs",
@@ -113,9 +121,50 @@ def tokenize(text: str) -> list[str]:
     return token_stream(split_runs(normalise(text)), breaks=False)
 
 
-def index_columns(segments: Sequence[Segment]) -> tuple[list[str], str]:
-    """A record's ``body`` tokens and its CJK characters (the ``chars`` column)."""
-    return token_stream(segments, breaks=True), "".join(text for cjk, text in segments if cjk)
+_COMPOUND = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
+_PARTS = re.compile(r"[-\u2010\u2011]")
+
+
+def compounds(norm: str) -> list[str]:
+    """The joined wholes of the hyphenated compounds in normalised text ("match-box" →
+    "matchbox"), in order; letters on both sides of every hyphen."""
+    if "-" not in norm and "\u2010" not in norm and "\u2011" not in norm:
+        return []
+    out = []
+    for found in _COMPOUND.finditer(norm):
+        word = _PARTS.sub("", found.group())
+        if all(CHAR_CLASSES[ord(c)] == "w" for c in word):  # no CJK inside
+            out.append(word)
+    return out
+
+
+def index_columns(segments: Sequence[Segment], norm: str = "") -> tuple[list[str], str]:
+    """A record's ``body`` tokens and its CJK characters (the ``chars`` column).
+
+    With ``norm`` (the text ``segments`` were split from), the joined wholes of its hyphenated
+    compounds follow the tokens, after a :data:`RUN_BREAK` so no phrase reaches them.
+    """
+    body = token_stream(segments, breaks=True)
+    joined = compounds(norm) if norm else []
+    if joined:
+        body.append(RUN_BREAK)
+        body.extend(joined)
+    return body, "".join(text for cjk, text in segments if cjk)
+
+
+def heading_tokens(heading_norm: Sequence[str]) -> list[str]:
+    """The ``head`` column of a record: the tokens of its normalised heading path, one
+    :data:`RUN_BREAK` between headings, then the joined wholes of their compounds."""
+    out: list[str] = []
+    for heading in heading_norm:
+        if out:
+            out.append(RUN_BREAK)
+        out.extend(token_stream(split_runs(heading), breaks=True))
+    joined = [w for h in heading_norm for w in compounds(h)]
+    if joined:
+        out.append(RUN_BREAK)
+        out.extend(joined)
+    return out
 
 
 # --- query terms ----------------------------------------------------------------------
@@ -143,6 +192,17 @@ def _make_term(segments: tuple[Segment, ...], display: str) -> QueryTerm:
     return QueryTerm("word", text, segments, "body", (text,))
 
 
+_JOINERS = re.compile(r"[^\W_]+(?:['\u2019\u2010\u2011-][^\W_]+)+")
+
+
+def _joined(folded: str) -> bool:
+    """True when the chunk's words are joined only by hyphens or apostrophes (outer
+    punctuation aside): "match-box", "alice's", "(purple-colour'd)"."""
+    mask = folded.translate(CHAR_CLASSES)
+    core = folded[len(mask) - len(mask.lstrip()):len(mask.rstrip())]
+    return _JOINERS.fullmatch(core) is not None
+
+
 _QUOTES = str.maketrans({"\uff02": '"', "\u201c": '"', "\u201d": '"'})
 
 
@@ -166,8 +226,15 @@ def parse_query(query: str) -> list[QueryTerm]:
             shown = folded[len(mask) - len(mask.lstrip()):len(mask.rstrip())]
             groups = [(segments, " ".join(shown.split()))] if segments else []
         else:
-            groups = [((seg,), seg[1]) for chunk in part.split()
-                      for seg in split_runs(normalise(chunk))]
+            groups = []
+            for chunk in part.split():
+                folded = normalise(chunk)
+                segs = split_runs(folded)
+                if len(segs) > 1 and _joined(folded) and not any(cjk for cjk, _ in segs):
+                    # "match-box", "alice's": the words of one chunk stay together.
+                    groups.append((tuple(segs), " ".join(text for _, text in segs)))
+                else:
+                    groups += [((seg,), seg[1]) for seg in segs]
         for group, display in groups:
             term = _make_term(group, display)
             key = (term.kind, term.column, term.tokens)

@@ -1,0 +1,120 @@
+"""The second ranking pass both engines share: phrase, proximity and heading boosts on a pool.
+
+BM25 (:mod:`.fts5`, :mod:`.bm25`) scores terms independently. This pass takes its best
+:data:`POOL` records and multiplies each score by ``1 + boost``, where the boost adds
+
+- :data:`PHRASE_BOOST` × the share of consecutive query terms that stand adjacent and in
+  order somewhere in the record's text (an unquoted opening line typed whole gets all of it);
+- :data:`NEAR_BOOST` × the share of the other consecutive pairs found within
+  :data:`NEAR_WINDOW` tokens of each other, in either order;
+- :data:`HEADING_BOOST` × the share of the query's terms in the record's own heading, and
+  :data:`FIRST_BOOST` more for the first record under that heading when it has them all (a
+  chapter title finds where the chapter starts).
+
+Scores are then rounded to :data:`SCORE_DIGITS` decimals and equal scores ranked in reading
+order, so two engines or two runs never order ties differently. The boost only raises scores,
+so a record outside the pool never outranks one inside it.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+
+from .ranker import Ranked
+from .tokenize import QueryTerm
+
+__all__ = [
+    "FIRST_BOOST",
+    "HEADING_BOOST",
+    "NEAR_BOOST",
+    "NEAR_WINDOW",
+    "PHRASE_BOOST",
+    "POOL",
+    "SCORE_DIGITS",
+    "rerank",
+    "term_starts",
+]
+
+POOL = 50
+"""How many of the best BM25 records the pass reorders."""
+PHRASE_BOOST = 1.0
+NEAR_BOOST = 0.3
+NEAR_WINDOW = 4
+HEADING_BOOST = 1.0
+FIRST_BOOST = 0.5
+SCORE_DIGITS = 4
+"""Scores are rounded to this many decimals; equal ones rank in reading order."""
+
+
+def term_starts(tokens: list[str], term: QueryTerm) -> list[int]:
+    """Token positions where ``term`` (its tokens in a row) starts in ``tokens``."""
+    toks = term.tokens
+    first = toks[0]
+    out: list[int] = []
+    index = tokens.index
+    i = -1
+    try:
+        while True:
+            i = index(first, i + 1)
+            if len(toks) == 1 or tokens[i:i + len(toks)] == list(toks):
+                out.append(i)
+    except ValueError:
+        return out
+
+
+def _near(a: list[int], b: list[int], window: int) -> bool:
+    for p in a:
+        j = bisect.bisect_left(b, p - window)
+        if j < len(b) and b[j] <= p + window:
+            return True
+    return False
+
+
+def _adjacency(tokens: list[str], terms: Sequence[QueryTerm]) -> float:
+    starts = [term_starts(tokens, t) for t in terms]
+    pairs = len(terms) - 1
+    adjacent = near = 0
+    for i in range(pairs):
+        a, b = starts[i], starts[i + 1]
+        if not a or not b:
+            continue
+        width = len(terms[i].tokens)
+        follow = set(b)
+        if any(p + width in follow for p in a):
+            adjacent += 1
+        elif _near(a, b, NEAR_WINDOW):
+            near += 1
+    return (PHRASE_BOOST * adjacent + NEAR_BOOST * near) / pairs
+
+
+def rerank(pool: Ranked, terms: Sequence[QueryTerm],
+           tokens: Callable[[list[int]], dict[int, list[str]]],
+           heading: Callable[[int], tuple[frozenset[str], bool]]) -> Ranked:
+    """``pool`` (``(-score, rowid)``, best first) boosted and reordered, ties in reading order.
+
+    Args:
+        pool: the best BM25 records.
+        terms: the query's terms.
+        tokens: the body tokens of some rowids (called once, only for a query of several
+            terms that can be adjacent).
+        heading: rowid → (the tokens of its own heading, whether it is the first record
+            under that heading).
+    """
+    positional = [t for t in terms if t.column == "body"]
+    texts = tokens([rowid for _, rowid in pool]) if len(positional) > 1 else {}
+    out = []
+    for neg, rowid in pool:
+        boost = 0.0
+        if texts:
+            boost += _adjacency(texts[rowid], positional)
+        head, first = heading(rowid)
+        if head:
+            have = sum(1 for t in terms if head.issuperset(t.tokens))
+            if have:
+                boost += HEADING_BOOST * have / len(terms)
+                if first and have == len(terms):
+                    boost += FIRST_BOOST
+        out.append((round(neg * (1.0 + boost), SCORE_DIGITS) + 0.0, rowid))
+    out.sort()
+    return out

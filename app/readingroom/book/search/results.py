@@ -86,8 +86,9 @@ class Hit(BaseModel):
     score: float = Field(description="The score the hits are ordered by, higher is better: "
                          "BM25 (times the phrase, proximity, heading and hint boosts, "
                          "rounded; equal scores in reading order) when only lexical search "
-                         "ran; the RRF score when lexical and semantic rankings were fused; the reranker's "
-                         "relevance when reranked. Compare it only within one result.")
+                         "ran; the RRF score when lexical and semantic rankings were fused; "
+                         "the reranker's relevance when reranked. Compare it only within one "
+                         "result.")
     heading_path: list[str]
     unit_start: int
     unit_end: int

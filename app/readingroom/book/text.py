@@ -4,18 +4,46 @@ Raw source text is the truth; every comparison happens on a *normalised* view of
 :func:`normalise_with_offsets` keeps the map back to raw character positions so a match in the
 normalised view becomes a character range in the raw text.
 
-The fold, in order: NFKC (full-width forms, Kangxi radicals, ligatures such as ﬁ, U+3000 →
-space) and casefold per base character with its combining marks; soft hyphens, zero-width and
-bidi control characters removed; a hyphen between letters removed together with any line break
-after it ("exam-\\nple" and "well-known" both fold to one word); whitespace runs collapsed to one
-space, and whitespace between two CJK characters dropped (vertical and wrapped Japanese lines).
+The fold, per character (a base character with its combining marks):
+
+- NFKC (full-width forms, Kangxi radicals, ligatures such as ﬁ, compatibility ideographs) and
+  casefold;
+- soft hyphens, zero-width and bidi control characters, variation selectors removed;
+- spaces: NBSP, thin, narrow, figure, ideographic … spaces become a space (``space``);
+- punctuation (``punctuation``): the apostrophes and single quotes ’ ‘ ‚ ‛ ′ ` ´ ‹ › become
+  ``'``; the double quotes “ ” „ ‟ « » ″ 〝 〞 become ``"``; every dash and hyphen
+  (— – ― ‒ − ⸺ ⸻ ‐ ‑ ﹘, Hebrew maqaf) becomes ``-``; … ‥ ⋯ become ``...``. A user types the
+  plain form; the book prints the typographic one; both fold alike;
+- Japanese variant kanji (``kanji_variant``): kyūjitai to shinjitai, 假 → 仮, 國 → 国
+  (:data:`.variants.KANJI_VARIANTS`, from the Jōyō Kanji Table);
+- Arabic and Hebrew (``diacritics``): harakat, Quranic marks, niqqud and cantillation
+  removed, tatweel removed; Arabic alef with hamza or madda → bare alef (``letter_variant``).
+
+Then, on the folded characters:
+
+- end-of-line hyphenation is joined: a letter, one hyphen, a line break, a letter
+  ("exam-\\nple" → "example"). A hyphen inside a word on one line ("well-known",
+  "Match-Box") is kept;
+- a run of dashes and hyphens ("--", "---", "——") is one ``-``, and whitespace on either side
+  of it, or of an ellipsis or a quotation mark, is dropped: "word -- word", "word - word",
+  "word—word" and "word — word" all fold to ``word-word``; « Oui » and "Oui" fold alike;
+- whitespace before ``; : ! ?`` is dropped (French spacing);
+- whitespace runs collapse to one space, none at either end, and whitespace between two CJK
+  characters is dropped (vertical and wrapped Japanese lines).
+
+:func:`describe_folds` names the folds that change a text, so an answer can say that a match
+needed one (a curly apostrophe, a traditional kanji …).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-__all__ = ["is_cjk", "normalise", "normalise_with_offsets", "raw_span", "strip_controls"]
+from .variants import ARABIC_LETTER_VARIANTS, KANJI_VARIANTS
+
+__all__ = ["FOLD_NAMES", "describe_folds", "folds_between", "is_cjk", "normalise",
+           "normalise_with_offsets", "raw_span", "strip_controls"]
 
 _DROP = frozenset(
     "\u00ad\u200b\u200c\u200d\u2060\ufeff"  # soft hyphen, zero-width characters, BOM
@@ -26,6 +54,33 @@ _DROP = frozenset(
 )
 _CJK_PUNCTUATION = frozenset("\u30fb\u30a0\u309b\u309c")  # ・ ゠ ゛ ゜ separate words
 _HYPHENS = frozenset("-\u2010\u2011")
+"""Hyphens proper: only these join a word broken at the end of a line."""
+
+# Applied to the raw character before NFKC (NFKC would turn ´ into space + accent, ″ into ′′).
+_PRE = {
+    "\u00b4": "'", "`": "'", "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
+    "\u2032": "'", "\u2035": "'", "\u2039": "'", "\u203a": "'", "\uff07": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"',
+    "\u2033": '"', "\u2036": '"', "\u301d": '"', "\u301e": '"', "\u301f": '"', "\uff02": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-",
+    "\u2212": "-", "\u2e3a": "-", "\u2e3b": "-", "\ufe58": "-", "\ufe63": "-", "\uff0d": "-",
+    "\u05be": "-", "\u2043": "-",
+    "\u2026": "...", "\u2025": "...", "\u22ef": "...", "\ufe19": "...",
+}
+_PUNCT_SOURCES = frozenset(_PRE)
+# Arabic harakat and Quranic marks, Hebrew niqqud and cantillation (the non-spacing marks of
+# these ranges; the punctuation among them — maqaf, paseq, sof pasuq — is not a mark).
+_MARK_RANGES = ((0x0591, 0x05C7), (0x0610, 0x061A), (0x064B, 0x065F), (0x0670, 0x0670),
+                (0x06D6, 0x06ED), (0x08D3, 0x08FF))
+_DIACRITICS = frozenset(
+    chr(cp) for lo, hi in _MARK_RANGES for cp in range(lo, hi + 1)
+    if unicodedata.category(chr(cp)) == "Mn"
+) | {"\u0640"}  # tatweel
+_POST = {**KANJI_VARIANTS, **ARABIC_LETTER_VARIANTS}
+
+FOLD_NAMES = ("punctuation", "space", "width", "compatibility", "kanji_variant", "diacritics",
+              "letter_variant", "hyphenation", "invisible")
+"""Every name :func:`describe_folds` may return."""
 
 
 def is_cjk(ch: str) -> bool:
@@ -52,16 +107,140 @@ def strip_controls(text: str) -> str:
     return "".join(c for c in text if c not in _DROP or c == "\u00ad" or c >= "\ufe00")
 
 
-def _clusters(text: str):
-    """Yield (raw_start, cluster) where a cluster is a base character and its combining marks."""
-    start = 0
-    n = len(text)
-    while start < n:
-        end = start + 1
-        while end < n and unicodedata.combining(text[end]):
-            end += 1
-        yield start, text[start:end]
-        start = end
+def _fold_cluster(cluster: str) -> str:
+    """The folded form of one base character with its combining marks."""
+    base = _PRE.get(cluster[0])
+    if base is not None:
+        cluster = base + cluster[1:]
+    folded = unicodedata.normalize("NFKC", cluster).casefold()
+    out = []
+    for ch in folded:
+        if ch in _DROP or ch in _DIACRITICS:
+            continue
+        if ch.isspace():
+            out.append(" ")
+            continue
+        ch = _PRE.get(ch, ch)  # NFKC can produce a typographic form (＂ → ", ︙ …)
+        out.append(_POST.get(ch, ch))
+    return "".join(out)
+
+
+class _Fold1(dict):
+    """Code point → its one-character fold, for ``str.translate`` (learnt on first sight)."""
+
+    def __missing__(self, cp: int) -> str:
+        folded = _fold_cluster(chr(cp))
+        value = folded if len(folded) == 1 else "\ufffd"
+        self[cp] = value
+        return value
+
+
+class _Kind(dict):
+    """Code point → "." (folds to one character), "m" (combining mark) or "x" (other)."""
+
+    def __missing__(self, cp: int) -> str:
+        ch = chr(cp)
+        if unicodedata.combining(ch):
+            kind = "m"
+        else:
+            kind = "." if len(_fold_cluster(ch)) == 1 and ch not in _DROP else "x"
+        self[cp] = kind
+        return kind
+
+
+_FOLD1 = _Fold1()
+_KIND = _Kind()
+_SPECIAL = re.compile(r"[^m]?m+|(?:x(?!m))+")
+
+
+def _fold_chars(text: str) -> tuple[str, list[int]]:
+    """Step one: every cluster folded; (folded, raw offset of each folded character)."""
+    kinds = text.translate(_KIND)
+    if "m" not in kinds and "x" not in kinds:
+        return text.translate(_FOLD1), list(range(len(text)))
+    parts: list[str] = []
+    offs: list[int] = []
+    pos = 0
+    for m in _SPECIAL.finditer(kinds):
+        s, e = m.span()
+        if s > pos:
+            parts.append(text[pos:s].translate(_FOLD1))
+            offs.extend(range(pos, s))
+        if kinds[s] == "x" and kinds[e - 1] == "x":
+            for i in range(s, e):  # a run of expanding or dropped characters, one by one
+                folded = _fold_cluster(text[i])
+                parts.append(folded)
+                offs.extend([i] * len(folded))
+        else:
+            folded = _fold_cluster(text[s:e])
+            parts.append(folded)
+            offs.extend([s] * len(folded))
+        pos = e
+    if pos < len(text):
+        parts.append(text[pos:].translate(_FOLD1))
+        offs.extend(range(pos, len(text)))
+    return "".join(parts), offs
+
+
+_CJK_CLASS = ("\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+              "\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\U00020000-\U0003ffff\u3005\u3006\u3007")
+# The places where step two changes the folded text (a plain single space between two
+# ordinary characters, a lone hyphen inside a word and a bare "..." are left alone, so most
+# text has few of them): punctuation with whitespace around it or repeated, whitespace before
+# ; : ! ?, and whitespace that goes or shrinks.
+_JOINT = re.compile(
+    r"(?P<p> *(?:-{2,}|\.(?: ?\.){2,}) *| +(?:-|['\"]) *|(?:-|['\"]) +|\. \.(?: ?\.)+ *)"
+    r"|(?P<d> +(?=[;:!?]))"
+    rf"|(?P<w>^ +| +$| {{2,}}|(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}]))"
+)
+
+
+def _joints(text: str, chars: str, offs: list[int]) -> tuple[str, list[int]]:
+    """Step two: hyphenation, dashes, ellipses, quotes and whitespace (see the module doc)."""
+    parts: list[str] = []
+    out: list[int] = []
+    pos = 0
+    n = len(chars)
+    for m in _JOINT.finditer(chars):
+        s, e = m.span()
+        if s > pos:
+            parts.append(chars[pos:s])
+            out.extend(offs[pos:s])
+        pos = e
+        kind = m.lastgroup
+        if kind == "d":
+            continue
+        if kind == "w":
+            prev = parts[-1][-1] if parts else ""
+            nxt = chars[e] if e < n else ""
+            if prev and nxt and not (is_cjk(prev) and is_cjk(nxt)):
+                parts.append(" ")
+                out.append(offs[s])
+            continue
+        c0 = s
+        while chars[c0] == " ":
+            c0 += 1
+        lead = chars[c0]
+        if lead == "-":
+            if (c0 == s and e == c0 + 1 + len(chars[c0 + 1:e]) and chars[c0 + 1] == " "
+                    and s > 0 and chars[s - 1].isalpha() and e < n and chars[e].isalpha()
+                    and text[offs[c0]] in _HYPHENS and "\n" in text[offs[c0]:offs[e]]):
+                continue  # end-of-line hyphenation: the two halves join
+            parts.append("-")
+            out.append(offs[c0])
+        elif lead == ".":
+            dots = [i for i in range(c0, e) if chars[i] == "."][:3]
+            parts.append("...")
+            out.extend(offs[i] for i in dots)
+        else:  # a quotation mark
+            parts.append(lead)
+            out.append(offs[c0])
+    if pos == 0:
+        return chars, offs
+    if pos < n:
+        parts.append(chars[pos:])
+        out.extend(offs[pos:])
+    return "".join(parts), out
 
 
 def normalise_with_offsets(text: str) -> tuple[str, list[int]]:
@@ -72,49 +251,12 @@ def normalise_with_offsets(text: str) -> tuple[str, list[int]]:
         produced ``folded[i]`` and ``offsets[len(folded)] == len(text)`` (a sentinel). Use
         :func:`raw_span` to turn a folded range into a raw one.
     """
-    chars: list[str] = []
-    offs: list[int] = []
-    for pos, cluster in _clusters(text):
-        if cluster[0] in _DROP:
-            continue
-        folded = unicodedata.normalize("NFKC", cluster).casefold()
-        for ch in folded:
-            if ch in _DROP:
-                continue
-            chars.append(" " if ch.isspace() else ch)
-            offs.append(pos)
-    out_c: list[str] = []
-    out_o: list[int] = []
-    i, n = 0, len(chars)
-    while i < n:
-        ch = chars[i]
-        if ch in _HYPHENS and out_c and out_c[-1].isalpha():
-            j = i + 1
-            while j < n and chars[j] == " ":
-                j += 1
-            if j < n and chars[j].isalpha() and (j == i + 1 or _had_newline(text, offs, i, j)):
-                i = j  # drop the hyphen (and the line break after it)
-                continue
-        if ch == " ":
-            j = i
-            while j < n and chars[j] == " ":
-                j += 1
-            prev = out_c[-1] if out_c else ""
-            nxt = chars[j] if j < n else ""
-            if prev and nxt and not (is_cjk(prev) and is_cjk(nxt)):
-                out_c.append(" ")
-                out_o.append(offs[i])
-            i = j
-            continue
-        out_c.append(ch)
-        out_o.append(offs[i])
-        i += 1
-    out_o.append(len(text))
-    return "".join(out_c), out_o
-
-
-def _had_newline(text: str, offs: list[int], i: int, j: int) -> bool:
-    return "\n" in text[offs[i] : offs[j]]
+    chars, offs = _fold_chars(text)
+    folded, out = _joints(text, chars, offs)
+    if out is offs:
+        out = list(offs)
+    out.append(len(text))
+    return folded, out
 
 
 def normalise(text: str) -> str:
@@ -131,3 +273,88 @@ def raw_span(offsets: list[int], start: int, end: int, raw_len: int) -> tuple[in
         last = offsets[end - 1]
         raw_end = max(raw_end, last + 1)
     return raw_start, raw_end
+
+
+# ---------------------------------------------------------------------- describing folds
+_SPACES_PLAIN = frozenset(" \t\n\r\f\v")
+_WIDTH_BLOCK = (0xFF00, 0xFFEF)
+_ASCII_PUNCT_FOLD = re.compile(r"--|\s-|-[^\S\n]|\.\s\.|\s['\"]|['\"]\s|\s[;:!?]")
+_EOL_HYPHEN = re.compile(r"[^\W\d_][-\u2010\u2011][^\S\n]*\n\s*[^\W\d_]")
+
+
+def _char_fold_name(ch: str) -> str:
+    if ch in _DROP:
+        return "invisible"
+    if ch in _DIACRITICS:
+        return "diacritics"
+    if ch in ARABIC_LETTER_VARIANTS:
+        return "letter_variant"
+    if ch in KANJI_VARIANTS:
+        return "kanji_variant"
+    if ch in _PUNCT_SOURCES:
+        return "punctuation"
+    if ch.isspace():
+        return "" if ch in _SPACES_PLAIN else "space"
+    nfkc = unicodedata.normalize("NFKC", ch)
+    if nfkc == ch:
+        return ""
+    if _WIDTH_BLOCK[0] <= ord(ch) <= _WIDTH_BLOCK[1]:
+        return "width"
+    if nfkc and nfkc[0] in KANJI_VARIANTS:
+        return "kanji_variant"
+    return "compatibility"
+
+
+class _FoldNames(dict):
+    def __missing__(self, ch: str) -> str:
+        name = self[ch] = _char_fold_name(ch)
+        return name
+
+
+_FOLD_NAME = _FoldNames()
+
+
+def describe_folds(text: str) -> list[str]:
+    """The names of the folds that change ``text`` (case folding and plain whitespace aside).
+
+    Names, in :data:`FOLD_NAMES` order: ``punctuation`` (typographic quotes, dashes, ellipses,
+    "--", spacing around them), ``space`` (NBSP, thin and ideographic spaces), ``width``
+    (full-width and half-width forms), ``compatibility`` (other NFKC forms: ligatures,
+    compatibility ideographs, Kangxi radicals), ``kanji_variant`` (kyūjitai),
+    ``diacritics`` (Arabic and Hebrew marks, tatweel), ``letter_variant`` (Arabic alef forms),
+    ``hyphenation`` (a word broken at a line end), ``invisible`` (soft hyphens, zero-width and
+    bidi controls).
+
+    Example: ``describe_folds("it’s 假名")`` → ``["punctuation", "kanji_variant"]``.
+    """
+    found = {_FOLD_NAME[ch] for ch in set(text)}
+    found.discard("")
+    if "punctuation" not in found and _ASCII_PUNCT_FOLD.search(text):
+        found.add("punctuation")
+    if _EOL_HYPHEN.search(text):
+        found.add("hyphenation")
+    return [name for name in FOLD_NAMES if name in found]
+
+
+def folds_between(typed: str, found: str) -> list[str]:
+    """The folds that made ``typed`` match ``found`` (both raw; their folds are equal).
+
+    Aligns the two folded texts character by character and names the folds of the raw
+    characters that differ, so a curly apostrophe in both is not reported, but a straight
+    one against a curly one is. When the folds do not align (they are not equal), the folds
+    of either text are returned.
+    """
+    a, ao = normalise_with_offsets(typed)
+    b, bo = normalise_with_offsets(found)
+    if a != b:
+        return [n for n in FOLD_NAMES if n in set(describe_folds(typed))
+                | set(describe_folds(found))]
+    names: set[str] = set()
+    for i in range(len(a)):
+        ca, cb = typed[ao[i]:ao[i + 1]], found[bo[i]:bo[i + 1]]
+        if ca.casefold().strip() != cb.casefold().strip():
+            names.update(describe_folds(ca))
+            names.update(describe_folds(cb))
+    if _EOL_HYPHEN.search(typed) or _EOL_HYPHEN.search(found):
+        names.add("hyphenation")
+    return [n for n in FOLD_NAMES if n in names]

@@ -578,11 +578,11 @@ class BookIndex:
             text, norm, offmap = rows[rowid]
             snippet, matched = make_snippet(text, norm, offmap, terms)
             hits.append(Hit(
-                record_id=meta.record_id, order=meta.order, score=-neg_score,
+                record_id=meta.record_id, order=meta.order, score=0.0 - neg_score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
                 snippet=snippet, matched_terms=matched, matched_by=["lexical"],
-                ranks={"lexical": place}, scores={"lexical": -neg_score},
+                ranks={"lexical": place}, scores={"lexical": 0.0 - neg_score},
             ))
         return hits
 

@@ -11,7 +11,10 @@ BM25 (:mod:`.fts5`, :mod:`.bm25`) scores terms independently. This pass takes it
   :data:`FIRST_BOOST` more for the first record under that heading when it has them all (a
   chapter title finds where the chapter starts).
 
-Scores are then rounded to :data:`SCORE_DIGITS` decimals and equal scores ranked in reading
+Each boost also adds :data:`FLOOR` × itself, so where BM25 cannot tell records apart (in a
+small book most words are in half its records, and FTS5's ``bm25()`` then gives them an IDF of
+almost zero) the phrase and the heading still can. Scores are then rounded to
+:data:`SCORE_DIGITS` decimals and equal scores ranked in reading
 order, so two engines or two runs never order ties differently. The boost only raises scores,
 so a record outside the pool never outranks one inside it.
 """
@@ -26,6 +29,7 @@ from .tokenize import QueryTerm
 
 __all__ = [
     "FIRST_BOOST",
+    "FLOOR",
     "HEADING_BOOST",
     "NEAR_BOOST",
     "NEAR_WINDOW",
@@ -43,6 +47,8 @@ NEAR_BOOST = 0.3
 NEAR_WINDOW = 4
 HEADING_BOOST = 1.0
 FIRST_BOOST = 0.5
+FLOOR = 0.01
+"""Score each unit of boost is worth on its own, whatever the BM25 score."""
 SCORE_DIGITS = 4
 """Scores are rounded to this many decimals; equal ones rank in reading order."""
 
@@ -115,6 +121,6 @@ def rerank(pool: Ranked, terms: Sequence[QueryTerm],
                 boost += HEADING_BOOST * have / len(terms)
                 if first and have == len(terms):
                     boost += FIRST_BOOST
-        out.append((round(neg * (1.0 + boost), SCORE_DIGITS) + 0.0, rowid))
+        out.append((round(neg * (1.0 + boost) - FLOOR * boost, SCORE_DIGITS) + 0.0, rowid))
     out.sort()
     return out

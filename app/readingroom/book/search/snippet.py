@@ -1,4 +1,8 @@
-"""Snippets: a tidy window of a record's raw text around the first match, matches marked.
+"""Snippets: a tidy window of a record's raw text where the query's terms are, matches marked.
+
+The window is the one with the most distinct query terms; among those, the one where more
+consecutive query terms stand as typed (the phrase), then the one whose terms are rarer in the
+record, then the earliest. A one-term query shows its first match.
 
 Matching follows the index's token semantics (:func:`find_term`), on the stored normalised
 text; the offset map carries each match back to the raw text the reader quotes.
@@ -29,6 +33,7 @@ _LEAD = 60
 _MARK_OPEN, _MARK_CLOSE = "\ufdd0", "\ufdd1"  # noncharacters: never in real text
 _MARKS = _MARK_OPEN + _MARK_CLOSE
 _MAX_MARKS = 20
+_MAX_SPANS = 64  # per term, when choosing the window
 
 
 @functools.cache
@@ -104,21 +109,55 @@ def _match_at(norm: str, segments: tuple[Segment, ...], p: int) -> int | None:
     return p
 
 
+def _best_anchor(norm: str, found: list[tuple[QueryTerm, tuple[int, int]]]) -> tuple[int, int]:
+    """The match the snippet starts from: see the module docstring."""
+    spans: list[tuple[int, int, int]] = []  # (start, end, term number in the query)
+    counts = []
+    for k, (term, first) in enumerate(found):
+        span: tuple[int, int] | None = first
+        mine = 0
+        while span is not None and mine < _MAX_SPANS:
+            spans.append((span[0], span[1], k))
+            mine += 1
+            span = find_term(norm, term, span[0] + 1)
+        counts.append(mine)
+    spans.sort()
+    reach = SNIPPET_CHARS - _LEAD
+    best: tuple[float, ...] | None = None
+    anchor = spans[0]
+    j = 0
+    for i, (s0, _, _) in enumerate(spans):
+        j = max(j, i)
+        while j < len(spans) and spans[j][1] <= s0 + reach:
+            j += 1
+        inside = spans[i:j] or [spans[i]]
+        terms = {k for _, _, k in inside}
+        ends = {(e, k) for _, e, k in inside}
+        phrase = sum(1 for st, _, k in inside
+                     if any((e, k - 1) in ends for e in range(st - 2, st)))
+        rarity = sum(1.0 / counts[k] for k in terms)
+        key = (len(terms), phrase, rarity, -s0)
+        if best is None or key > best:
+            best, anchor = key, spans[i]
+    return anchor[0], anchor[1]
+
+
 def make_snippet(text: str, norm: str, offmap: tuple[array, array],
              terms: Sequence[QueryTerm]) -> tuple[str, list[str]]:
-    """A tidy window of raw text around the first match, matches marked, and the terms found."""
+    """A tidy window of raw text where most query terms are, matches marked, and the terms
+    found (see the module docstring)."""
     found = [(term, first_span) for term in terms
              if (first_span := find_term(norm, term, 0)) is not None]
     n = len(norm)
     if found:
-        s0, e0 = min(span for _, span in found)
+        s0, e0 = min(span for _, span in found) if len(found) == 1 else _best_anchor(norm, found)
         ws = max(0, s0 - _LEAD)
         we = min(n, max(ws + SNIPPET_CHARS, e0 + 20))
     else:
         ws, we = 0, min(n, SNIPPET_CHARS)
     spans: list[tuple[int, int]] = []
     for term, first in found:
-        span: tuple[int, int] | None = first
+        span: tuple[int, int] | None = first if first[0] >= ws else find_term(norm, term, ws)
         while span is not None and span[0] < we and len(spans) < _MAX_MARKS:
             if span[1] <= we:
                 spans.append(span)

@@ -1,33 +1,77 @@
 """From source units and contents to bounded records and the Markdown view (``book.md``).
 
 Raw text is the truth: a record is a span of raw unit text, and ``book.md`` is derived from the
-same spans. Where an ingester offers a richer Markdown rendering of a whole unit, it is used only
-if it *covers* the unit's raw text (its folded characters amount to at least
-:data:`COVERAGE_FLOOR` of the raw text's); otherwise the raw text stands in and the unit is
-reported in ``markdown_fallback_units``.
+same spans. Where an ingester renders a unit's structure as Markdown blocks
+(``SourceUnit.blocks``, each with its raw span), records are cut at block boundaries and their
+Markdown is their blocks' Markdown, so a chapter of any length keeps its paragraphs, emphasis,
+lists, quotes, verse lines, tables and notes. A unit with only a whole-unit rendering
+(``SourceUnit.markdown``) uses it when one record holds the whole unit. Either rendering is used
+only if it *covers* the raw text it stands for (its letters and digits amount to at least
+:data:`COVERAGE_FLOOR` of the raw text's); otherwise the raw text stands in, laid out as
+paragraphs, and the unit is reported in ``markdown_fallback_units``.
+
+The view, not the records, is tidied for reading:
+
+- one heading per heading: a section's heading line is written once, and a unit's own first
+  heading that repeats it is left out;
+- running heads, folios and page-break markers are left out of the prose (PDF pages keep their
+  ``<!-- page index=… label=… -->`` markers); note references read as ``<sup>…</sup>``; verse
+  line numbers stay;
+- raw PDF text: a paragraph's wrapped lines are joined into one paragraph (a short line ends a
+  paragraph), end-of-line hyphenation ("exam-⏎ple") is joined, paragraphs are separated by a
+  blank line; raw EPUB text: every raw line is a paragraph, except that a run of short lines
+  (verse, addresses, lists of titles) keeps its line breaks as hard breaks (two trailing
+  spaces), one stanza per run;
+- long lines are soft-wrapped at spaces only, never between two CJK characters (a Markdown
+  renderer turns a line break into a space) and never so that a continuation line would read
+  as Markdown syntax;
+- a PDF page without a text layer appears as a placeholder (and as an empty record of its own,
+  in reading order): page index, label, "no text layer — render to read".
+
+A section never mixes contents/navigation units with body units: at a change of
+``SourceUnit.role`` a new section begins, with an honest heading (the contents page's own
+heading, else "Contents"), and its records carry ``role="contents"``.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from statistics import median
 
+from .furniture import spans_within
 from .model import Record, SourceDocument, SourceUnit, TocEntry
-from .text import normalise, strip_controls
+from .text import is_cjk, strip_controls
 
-__all__ = ["COVERAGE_FLOOR", "MAX_RECORD_CHARS", "BookText", "build_book_text"]
+__all__ = ["COVERAGE_FLOOR", "MAX_RECORD_CHARS", "NO_TEXT_LAYER", "BookText", "build_book_text"]
 
 MAX_RECORD_CHARS = 4000
-"""A record is split when longer; parts break at page, paragraph or line boundaries."""
+"""A record is split when longer; parts break at block, page, paragraph or line boundaries."""
 MIN_SPLIT_CHARS = 1200
 """A part is not cut shorter than this unless its section ends."""
 COVERAGE_FLOOR = 0.95
 WRAP = 100
-"""Prose lines of ``book.md`` are soft-wrapped near this width."""
+"""Prose lines of ``book.md`` are soft-wrapped near this width (at spaces only)."""
+NO_TEXT_LAYER = "no text layer — render to read"
+"""What the placeholder of an image-only page says (book.md and the Book Skill)."""
 
 _MD_SYNTAX = re.compile(r"!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|[#*_>`|\[\]-]")
+_NOT_LETTERS = re.compile(r"[\W_]+")
+_HIDDEN_FURNITURE = frozenset({"running_head", "folio", "page_break"})
+_HEADING = re.compile(r"^(#{1,6})(\s.*)$")
+_FENCE = ("```", "~~~")
+_SYNTAX_START = re.compile(r"^\s{0,3}([#>]|[-*+] |\d+[.)] |```|~~~|<!--|---\s*$|===\s*$)")
+_WORD_SYNTAX = re.compile(r"^([#>+=|<]|[-*]+$|\d+[.)]$|```|~~~)")
+_LIST_PREFIX = re.compile(r"^((?:\s*>)*\s*)((?:[-*+]|\d+[.)])\s+)?")
+_BULLET_START = re.compile(r"^([•◦▪‣·∙–—-]\s|\(?[0-9ivxlcIVXLC]{1,4}[.)]\s)")
+_NUMBER = r"(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|§\s*\d+)"
+_NUMBER_LINE = re.compile(rf"(?:^|\n)[ \t]*({_NUMBER})[ \t]*\n?[ \t]*$")
+_TITLE_NUMBER = re.compile(rf"^\s*({_NUMBER})(?:\s|$)")
+_HYPHEN_END = re.compile(r"[^\W\d_][-\u2010\u00ad]$")
+_VERSE_LINE_CHARS = 60
+"""Raw EPUB lines up to this length, three or more in a row, keep their line breaks."""
 
 
 @dataclass
@@ -37,6 +81,7 @@ class BookText:
     records: list[Record]
     markdown: str
     markdown_fallback_units: list[int] = field(default_factory=list)
+    """Units (some or all of) whose Markdown rendering was not used: raw text stands in."""
     section_count: int = 0
 
 
@@ -47,20 +92,43 @@ class _Section:
     title: str | None
     start: tuple[int, int]  # (unit, char)
     end: tuple[int, int]
+    role: str = "body"
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A stretch of one unit's raw text and how the view shows it."""
+
+    unit: int
+    start: int
+    end: int
+    kind: str
+    """``md`` (an atomic rendered block), ``raw`` (raw text, may be cut anywhere sensible),
+    ``ident`` (raw text that is Markdown already), ``gap`` (nothing to show) or ``image``
+    (the placeholder of an image-only page)."""
+    markdown: str = ""
+    glued: bool = False
+    """The rest of the block before it (a long paragraph or list cut in two): no blank line."""
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _image_only(unit: SourceUnit) -> bool:
+    return unit.kind == "pdf_page" and not unit.has_text_layer and not unit.text.strip()
 
 
 def _sections(doc: SourceDocument) -> list[_Section]:
     """Contents entries as spans of the source, in reading order."""
     units = doc.units
     last = (len(units) - 1, len(units[-1].text)) if units else (0, 0)
-    entries = sorted(
-        (e for e in doc.toc if 0 <= e.unit_index < len(units)),
-        key=lambda e: (e.unit_index, min(max(e.char_offset, 0), len(units[e.unit_index].text))),
-    )
     starts: list[tuple[TocEntry, tuple[int, int]]] = []
-    for e in entries:
-        pos = (e.unit_index, min(max(e.char_offset, 0), len(units[e.unit_index].text)))
-        starts.append((e, pos))
+    for e in doc.toc:
+        if 0 <= e.unit_index < len(units):
+            text = units[e.unit_index].text
+            offset = _with_number(text, min(max(e.char_offset, 0), len(text)), e.title)
+            starts.append((e, (e.unit_index, offset)))
+    starts.sort(key=lambda item: item[1])
     sections: list[_Section] = []
     if not starts:
         # No contents: one section per unit, named after the unit.
@@ -83,6 +151,71 @@ def _sections(doc: SourceDocument) -> list[_Section]:
     return sections
 
 
+def _with_number(text: str, offset: int, title: str) -> int:
+    """Move a section start back over a section number printed just before it ("1\\nFoo").
+
+    A contents entry that points at its title's words must not leave the title's number at
+    the end of the section before. A title that has a number of its own takes only that one
+    (a figure's axis label before a numbered heading stays where it is).
+    """
+    if offset <= 0:
+        return offset
+    m = _NUMBER_LINE.search(text, max(0, offset - 24), offset)
+    if m is None or m.end() != offset:
+        return offset
+    own = _TITLE_NUMBER.match(title)
+    if own and own.group(1).rstrip(".") != m.group(1).rstrip("."):
+        return offset
+    return m.start(1)
+
+
+def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Section]:
+    """Split sections where the units' role changes (contents pages never join body text)."""
+    out: list[_Section] = []
+    for sec in sections:
+        u0, u1 = sec.start[0], _tidy_end(units, sec.start, sec.end)[0]
+        if all(units[u].role == units[u0].role for u in range(u0, u1 + 1)):
+            role = units[u0].role
+            title = sec.title
+            if role == "contents" and title is None:
+                title = _own_heading(units[u0]) or "Contents"
+                out.append(_Section((title,), sec.level, title, sec.start, sec.end, role))
+            else:
+                out.append(_Section(sec.heading_path, sec.level, title, sec.start, sec.end,
+                                    role))
+            continue
+        run_start = u0
+        for u in range(u0 + 1, u1 + 2):
+            if u <= u1 and units[u].role == units[run_start].role:
+                continue
+            role = units[run_start].role
+            start = sec.start if run_start == u0 else (run_start, 0)
+            end = sec.end if u > u1 else (u - 1, len(units[u - 1].text))
+            if run_start == u0 and (sec.title is not None or role == "body"):
+                path, title = sec.heading_path, sec.title
+            else:
+                unit = units[run_start]
+                title = _own_heading(unit) or ("Contents" if role == "contents"
+                                               else _unit_title(unit))
+                path = (*sec.heading_path[:-1], title)
+            out.append(_Section(path, sec.level, title, start, end, role))
+            run_start = u
+    return out
+
+
+def _own_heading(unit: SourceUnit) -> str | None:
+    """The unit's own first heading (from its blocks or its Markdown), as plain text."""
+    candidates = [md for _, _, md in unit.blocks[:8]] if unit.blocks else (
+        (unit.markdown or "").split("\n\n", 8)[:8])
+    for md in candidates:
+        m = _HEADING.match(md.strip().split("\n", 1)[0])
+        if m:
+            title = " ".join(_MD_SYNTAX.sub("", m.group(2)).replace("\\", "").split())
+            if title:
+                return title[:120]
+    return None
+
+
 def _unit_title(unit: SourceUnit) -> str:
     if unit.kind == "pdf_page":
         return f"Page {unit.label or unit.index + 1}"
@@ -103,14 +236,8 @@ def _slices(units: Sequence[SourceUnit], start: tuple[int, int], end: tuple[int,
             yield u, a, b
 
 
-def _cut_points(text: str, lo: int, hi: int) -> int:
-    """The best place to end a part inside text[lo:hi]: a paragraph, a line, a space."""
-    window = text[lo:hi]
-    for sep in ("\n\n", "\n", "。", ". ", " "):
-        k = window.rfind(sep)
-        if k > 0:
-            return lo + k + len(sep)
-    return hi
+def _span_text(units: Sequence[SourceUnit], start: tuple[int, int], end: tuple[int, int]) -> str:
+    return "\n".join(units[u].text[a:b] for u, a, b in _slices(units, start, end))
 
 
 def _tidy_end(units: Sequence[SourceUnit], start: tuple[int, int],
@@ -123,71 +250,321 @@ def _tidy_end(units: Sequence[SourceUnit], start: tuple[int, int],
     return u, c
 
 
-def _split(units: Sequence[SourceUnit], sec: _Section):
-    """Split a section into parts of at most MAX_RECORD_CHARS, as ((u, c), (u, c)) spans."""
-    parts: list[tuple[tuple[int, int], tuple[int, int]]] = []
-    cur_start: tuple[int, int] | None = None
-    size = 0
-    for u, a, b in _slices(units, sec.start, sec.end):
-        if cur_start is None:
-            cur_start = (u, a)
-        text = units[u].text
-        pos = a
-        while b - pos + size > MAX_RECORD_CHARS:
-            room = MAX_RECORD_CHARS - size
-            if size >= MIN_SPLIT_CHARS and room < MIN_SPLIT_CHARS and pos == a:
-                # End the part at the page boundary rather than mid-page.
-                parts.append((cur_start, (u, a)))
-                cur_start, size = (u, a), 0
-                continue
-            cut = _cut_points(text, pos + max(room // 2, 1), pos + room)
-            parts.append((cur_start, (u, cut)))
-            cur_start, size, pos = (u, cut), 0, cut
-        size += b - pos
-    if cur_start is not None:
-        parts.append((cur_start, sec.end))
-    parts = parts or [(sec.start, sec.end)]
-    return [(a, _tidy_end(units, a, b)) for a, b in parts]
+# --------------------------------------------------------------------------- pieces
 
 
-def _span_text(units: Sequence[SourceUnit], start: tuple[int, int], end: tuple[int, int]) -> str:
-    return "\n".join(units[u].text[a:b] for u, a, b in _slices(units, start, end))
+def _letters(text: str) -> int:
+    return len(_NOT_LETTERS.sub("", text))
 
 
 def _covers(markdown: str, raw: str) -> bool:
-    raw_n = len(normalise(raw).replace(" ", ""))
+    """Whether ``markdown`` shows (nearly) every letter and digit of ``raw``."""
+    raw_n = _letters(raw)
     if raw_n == 0:
         return True
-    md_n = len(normalise(_MD_SYNTAX.sub("", markdown)).replace(" ", ""))
-    return md_n / raw_n >= COVERAGE_FLOOR
+    return _letters(_MD_SYNTAX.sub("", markdown)) / raw_n >= COVERAGE_FLOOR
+
+
+class _Pieces:
+    """Every unit's text as pieces (blocks, the raw gaps between them, whole-unit Markdown)."""
+
+    def __init__(self, units: Sequence[SourceUnit]) -> None:
+        self.units = units
+        self.fallback: set[int] = set()
+        self._cache: dict[int, tuple[list[_Piece], list[int]]] = {}
+
+    def of(self, u: int) -> tuple[list[_Piece], list[int]]:
+        if u not in self._cache:
+            pieces = self._build(u, self.units[u])
+            self._cache[u] = (pieces, [p.start for p in pieces])
+        return self._cache[u]
+
+    def _build(self, u: int, unit: SourceUnit) -> list[_Piece]:
+        text = unit.text
+        if _image_only(unit):
+            return [_Piece(u, 0, len(text), "image")]
+        blocks = _valid_blocks(unit)
+        if blocks:
+            if _covers("\n".join(md for _, _, md in blocks),
+                       "".join(text[s:e] for s, e, _ in blocks)):
+                return self._from_blocks(u, unit, blocks)
+            self.fallback.add(u)
+        elif unit.markdown is not None:
+            if unit.markdown == text:
+                return [_Piece(u, 0, len(text), "ident")]
+            if len(text) <= MAX_RECORD_CHARS and _covers(unit.markdown, text):
+                return [_Piece(u, 0, len(text), "md", unit.markdown)]
+            self.fallback.add(u)
+        return [_Piece(u, 0, len(text), "raw")]
+
+    def _from_blocks(self, u: int, unit: SourceUnit, blocks) -> list[_Piece]:
+        text = unit.text
+        out: list[_Piece] = []
+        pos = 0
+        hidden = [(s, e) for s, e, k in unit.furniture if k in _HIDDEN_FURNITURE]
+        for s, e, md in blocks:
+            if s > pos:
+                out.append(self._gap(u, text, pos, s, hidden))
+            if e - s > MAX_RECORD_CHARS:
+                # One block longer than a record: cut into smaller blocks (list items, table
+                # rows, paragraphs) when its Markdown aligns with the raw text; else its raw
+                # text stands in, cut as raw text.
+                split = _split_block(text, s, e, md)
+                if split is None:
+                    self.fallback.add(u)
+                    out.append(_Piece(u, s, e, "raw"))
+                else:
+                    out += [_Piece(u, a, b, "md", m, glued=g) for a, b, m, g in split]
+            else:
+                out.append(_Piece(u, s, e, "md", md))
+            pos = e
+        if pos < len(text):
+            out.append(self._gap(u, text, pos, len(text), hidden))
+        return out
+
+    @staticmethod
+    def _gap(u: int, text: str, a: int, b: int, hidden) -> _Piece:
+        """Raw text between blocks: nothing to show when it is only space or furniture."""
+        gap = text[a:b]
+        if gap.strip():
+            for s, e in hidden:
+                if s < b and e > a:
+                    lo, hi = max(s, a) - a, min(e, b) - a
+                    gap = gap[:lo] + " " * (hi - lo) + gap[hi:]
+        return _Piece(u, a, b, "raw" if gap.strip() else "gap")
+
+
+_LETTER_RUN = re.compile(r"[^\W_]+")
+_ITEM_START = re.compile(r"^(?:[-*+]|\d+[.)])\s")
+_NESTED_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_SENTENCE_END = re.compile(r"(?<=[.!?;:。！？])\s+|(?<=[。！？])")
+_CHUNK_MARKER = re.compile(r"^[\s>|]*(?:(?:[-*+]|\d+[.)])\s+)?")
+_BLOCK_TARGET = MAX_RECORD_CHARS // 2
+
+
+def _chunks(md: str) -> tuple[list[str], str, str, bool] | None:
+    """A long block's Markdown as (chunks, separator, repeated header, glued), or None."""
+    if "```" in md or "~~~" in md:
+        return None
+    lines = md.split("\n")
+    if "\n\n" in md:
+        return md.split("\n\n"), "\n\n", "", False
+    if lines[0].startswith("|") and len(lines) > 3 and lines[1].startswith("|"):
+        return lines[2:], "\n", "\n".join(lines[:2]), False
+    if len(lines) == 1:
+        return _SENTENCE_END.split(md), " ", "", True
+    if _ITEM_START.match(lines[0]):
+        for item in (_ITEM_START, _NESTED_ITEM_START):  # top-level items, else any item
+            chunks: list[str] = []
+            for line in lines:
+                if item.match(line) or not chunks:
+                    chunks.append(line)
+                else:
+                    chunks[-1] += "\n" + line
+            if max(len(c) for c in chunks) <= _BLOCK_TARGET:
+                break
+        return chunks, "\n", "", True
+    return lines, "\n", "", True
+
+
+def _split_block(text: str, s: int, e: int,
+                 md: str) -> list[tuple[int, int, str, bool]] | None:
+    """Cut one over-long block into blocks of about :data:`_BLOCK_TARGET` raw characters.
+
+    The Markdown is cut between paragraphs, list items, table rows (the header repeated),
+    lines or sentences; each cut is placed in the raw text by the first letters of the chunk
+    after it, found in order. None when a chunk cannot be placed or is itself too long.
+    """
+    split = _chunks(md)
+    if split is None:
+        return None
+    chunks, sep, header, glued = split
+    chunks = [c for c in chunks if c]
+    if len(chunks) < 2:
+        return None
+    runs = [(m.start(), m.group()) for m in _LETTER_RUN.finditer(text, s, e)]
+    letters = "".join(run for _, run in runs)
+    run_at: list[int] = []
+    acc = 0
+    for _, run in runs:
+        run_at.append(acc)
+        acc += len(run)
+    cuts = [s]
+    pos = 0
+    for chunk in chunks[1:]:
+        key = _NOT_LETTERS.sub("", _MD_SYNTAX.sub("", _CHUNK_MARKER.sub("", chunk).replace(
+            "\\", "")))[:24]
+        if not key:
+            cuts.append(None)
+            continue
+        k = letters.find(key, pos)
+        if k < 0:
+            return None
+        pos = k + len(key)
+        i = bisect.bisect_right(run_at, k) - 1
+        raw = runs[i][0] + (k - run_at[i])
+        line_start = text.rfind("\n", cuts[-1] if cuts[-1] is not None else s, raw) + 1
+        if line_start > 0 and not _LETTER_RUN.search(text, line_start, raw):
+            raw = line_start
+        cuts.append(raw)
+    out: list[tuple[int, int, str, bool]] = []
+    group: list[str] = []
+    g_start = s
+    for i, chunk in enumerate(chunks):
+        start = cuts[i]
+        if start is not None and group and start - g_start >= _BLOCK_TARGET:
+            out.append((g_start, start, sep.join(group), glued and bool(out)))
+            g_start, group = start, []
+        group.append(chunk if not (header and not group and out) else header + "\n" + chunk)
+    out.append((g_start, e, sep.join(group), glued and bool(out)))
+    if any(b - a > MAX_RECORD_CHARS or b < a for a, b, _, _ in out):
+        return None
+    return out
+
+
+def _valid_blocks(unit: SourceUnit) -> list[tuple[int, int, str]]:
+    """The unit's blocks if they are in order, inside the text and do not overlap; else []."""
+    pos, n = 0, len(unit.text)
+    for s, e, _ in unit.blocks:
+        if not (pos <= s <= e <= n):
+            return []
+        pos = e
+    return list(unit.blocks)
+
+
+def _section_pieces(pieces: _Pieces, units: Sequence[SourceUnit], sec: _Section) -> list[_Piece]:
+    """The pieces of ``sec``; a rendered piece cut by the section's edge stands in as raw."""
+    out: list[_Piece] = []
+    (u0, c0), (u1, c1) = sec.start, sec.end
+    for u in range(u0, u1 + 1):
+        n = len(units[u].text)
+        a = c0 if u == u0 else 0
+        b = c1 if u == u1 else n
+        unit_pieces, starts = pieces.of(u)
+        i = bisect.bisect_left(starts, a)
+        if i > 0 and unit_pieces[i - 1].end > a:
+            i -= 1
+        for p in unit_pieces[i:]:
+            if p.start > b or (p.start == b and not (b == n and p.end == b)):
+                break
+            lo, hi = max(p.start, a), min(p.end, b)
+            if lo == p.start and hi == p.end:
+                out.append(p)
+            elif p.kind in ("md", "image"):
+                pieces.fallback.add(u)
+                out.append(_Piece(u, lo, hi, "raw"))
+            else:
+                out.append(_Piece(u, lo, hi, p.kind))
+    return out
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _cut_points(text: str, lo: int, hi: int) -> int:
+    """The best place to end a part inside text[lo:hi]: a paragraph, a line, a space."""
+    window = text[lo:hi]
+    for sep in ("\n\n", "\n", "。", ". ", " "):
+        k = window.rfind(sep)
+        if k > 0:
+            return lo + k + len(sep)
+    return hi
+
+
+def _parts(units: Sequence[SourceUnit], pieces: list[_Piece]) -> list[list[_Piece]]:
+    """Group a section's pieces into records of at most :data:`MAX_RECORD_CHARS`.
+
+    Rendered blocks stay whole; raw text is cut at a page, paragraph, line or space; an
+    image-only page is a record of its own.
+    """
+    parts: list[list[_Piece]] = []
+    cur: list[_Piece] = []
+    size = 0
+
+    def close() -> None:
+        nonlocal cur, size
+        if cur:
+            parts.append(cur)
+        cur, size = [], 0
+
+    for p in pieces:
+        length = p.end - p.start
+        if p.kind == "image":
+            close()
+            parts.append([p])
+            continue
+        if size + length <= MAX_RECORD_CHARS:
+            cur.append(p)
+            size += length
+            continue
+        if p.kind in ("md", "gap"):
+            # A heading ending the part goes with the text it heads.
+            k = len(cur)
+            while k > 0 and (cur[k - 1].kind == "gap" or (
+                    cur[k - 1].kind == "md" and cur[k - 1].markdown.startswith("#"))):
+                k -= 1
+            if k > 0 and k < len(cur) and any(c.kind == "md" for c in cur[k:]):
+                carried = cur[k:]
+                cur = cur[:k]
+                close()
+                cur, size = carried, sum(c.end - c.start for c in carried)
+            else:
+                close()
+            cur.append(p)
+            size += length
+            continue
+        text = units[p.unit].text
+        pos = p.start
+        while p.end - pos + size > MAX_RECORD_CHARS:
+            room = MAX_RECORD_CHARS - size
+            if size >= MIN_SPLIT_CHARS and room < MIN_SPLIT_CHARS and pos == p.start:
+                close()  # end the part at the page or block boundary rather than inside
+                continue
+            cut = _cut_points(text, pos + max(room // 2, 1), pos + room)
+            cur.append(_Piece(p.unit, pos, cut, p.kind))
+            close()
+            pos = cut
+        if p.end > pos or not cur:
+            cur.append(p if pos == p.start else _Piece(p.unit, pos, p.end, p.kind))
+            size += p.end - pos
+    close()
+    return parts
 
 
 def build_book_text(doc: SourceDocument) -> BookText:
     """Cut the document into records and write its Markdown view.
 
-    Records follow the contents; long sections are split (ids ``r0007``, ``r0007-2``, …).
-    ``book.md`` carries one heading per section, PDF page markers as HTML comments, and the
-    records' text; each record knows its line range in it.
+    Records follow the contents; long sections are split (ids ``r0007``, ``r0007-2``, …) at
+    block boundaries where the unit's structure is known. ``book.md`` carries one heading per
+    section, PDF page markers as HTML comments, and each record's Markdown; each record knows
+    its line range in it.
     """
     units = doc.units
-    sections = _sections(doc)
+    sections = _by_role(units, _sections(doc)) if units else []
+    view = _View(units)
+    pieces = _Pieces(units)
     lines: list[str] = []
     if doc.title:
-        lines += [f"# {strip_controls(doc.title)}", ""]
+        lines += [f"# {_md_escape_heading(strip_controls(doc.title))}", ""]
     records: list[Record] = []
-    fallback: list[int] = []
-    whole_unit_md_used: set[int] = set()
     for s_no, sec in enumerate(sections, start=1):
         depth = min(sec.level + (1 if doc.title else 0), 6) if sec.title is not None else 0
         if sec.title is not None:
             lines += [f"{'#' * depth} {_md_escape_heading(sec.title)}", ""]
-        for p_no, (start, end) in enumerate(_split(units, sec), start=1):
+        sec_pieces = _section_pieces(pieces, units, sec)
+        nest = _Nesting(sec_pieces, sec.title, depth or (1 if doc.title else 0))
+        parts = _parts(units, sec_pieces) or [[_Piece(sec.start[0], sec.start[1],
+                                                     sec.start[1], "gap")]]
+        for p_no, part in enumerate(parts, start=1):
             rid = f"r{s_no:04d}" if p_no == 1 else f"r{s_no:04d}-{p_no}"
-            text = _span_text(units, start, end)
+            start = (part[0].unit, part[0].start)
+            end = (sec.end if p_no == len(parts) and part[-1].kind != "image"
+                   else (part[-1].unit, part[-1].end))
+            end = _tidy_end(units, start, end)
             md_start = len(lines) + 1
-            body = _markdown_body(units, start, end, fallback, whole_unit_md_used, sec, depth)
-            lines += body
+            lines += view.render(part, nest)
             lines.append("")
+            text, furniture = _record_text(units, start, end)
             records.append(
                 Record(
                     record_id=rid,
@@ -200,94 +577,302 @@ def build_book_text(doc: SourceDocument) -> BookText:
                     char_end=end[1],
                     md_line_start=md_start,
                     md_line_end=max(md_start, len(lines) - 1),
+                    role="contents" if sec.role == "contents" else "body",
+                    furniture=furniture,
                 )
             )
     markdown = "\n".join(lines).rstrip("\n") + "\n"
-    return BookText(records, markdown, sorted(set(fallback)), len(sections))
+    return BookText(records, markdown, sorted(pieces.fallback), len(sections))
 
 
-def _markdown_body(units, start, end, fallback, used, sec, depth: int) -> list[str]:
-    out: list[str] = []
+def _record_text(units: Sequence[SourceUnit], start: tuple[int, int],
+                 end: tuple[int, int]) -> tuple[str, tuple]:
+    """The record's raw text (unit slices joined with ``\\n``) and its furniture offsets."""
+    pieces: list[str] = []
+    furniture: list = []
+    base = 0
     for u, a, b in _slices(units, start, end):
         unit = units[u]
-        if unit.kind == "pdf_page" and a == 0:
-            label = f' label="{unit.label}"' if unit.label else ""
-            out.append(f"<!-- page index={unit.index}{label} -->")
-        whole = a == 0 and b == len(unit.text)
-        if unit.markdown is not None and whole and u not in used:
-            if _covers(unit.markdown, unit.text):
-                used.add(u)
-                body = _drop_repeated_heading(unit.markdown, sec.title)
-                out += _wrap(_nest_headings(body, depth).splitlines())
-                continue
-            fallback.append(u)
-        elif unit.markdown is not None and not whole:
-            fallback.append(u)
-        out += _wrap(_raw_as_markdown(unit.text[a:b]))
+        if unit.furniture:
+            furniture += spans_within(unit.furniture, a, b, shift=base - a)
+        pieces.append(unit.text[a:b])
+        base += b - a + 1
+    return "\n".join(pieces), tuple(furniture)
+
+
+# --------------------------------------------------------------------------- the view
+
+
+class _Nesting:
+    """How a section's own headings sit below its heading line, and which one repeats it."""
+
+    def __init__(self, pieces: list[_Piece], title: str | None, depth: int) -> None:
+        self.depth = depth
+        self.drop: tuple[int, int] | None = None
+        levels = []
+        for p in pieces:
+            if p.kind == "md":
+                m = _HEADING.match(p.markdown)
+                if m:
+                    levels.append(len(m.group(1)))
+        first = next((p for p in pieces if p.kind != "gap"), None)
+        base = min(levels) - 1 if levels else 0
+        if title and first is not None:
+            key = _heading_key(title)
+            if first.kind == "md":
+                m = _HEADING.match(first.markdown)
+                if m and _heading_key(m.group(2)) == key:
+                    self.drop = (first.unit, first.start)
+                    base = len(m.group(1))
+            elif first.kind in ("raw", "ident"):
+                self.drop = (first.unit, first.start)
+        self.base = base
+        self.title_key = _heading_key(title) if title else ""
+
+    def drops(self, p: _Piece) -> bool:
+        """Whether ``p`` opens with the section's repeated title (left out of the view)."""
+        return self.drop == (p.unit, p.start)
+
+    def heading(self, line: str) -> str:
+        m = _HEADING.match(line)
+        if not m or self.depth <= 0:
+            return line
+        level = max(self.depth + 1, min(self.depth + len(m.group(1)) - self.base, 6))
+        return f"{'#' * min(level, 6)}{m.group(2)}"
+
+
+class _View:
+    """Renders record parts as ``book.md`` lines."""
+
+    def __init__(self, units: Sequence[SourceUnit]) -> None:
+        self.units = units
+        widths = [len(line) for u in units if u.kind == "pdf_page"
+                  for line in u.text.split("\n") if len(line) >= 20]
+        self.pdf_width = median(widths) if widths else 0
+
+    def render(self, part: list[_Piece], nest: _Nesting) -> list[str]:
+        out: list[str] = []
+        seen: set[int] = set()
+        for p in part:
+            unit = self.units[p.unit]
+            if p.unit not in seen:
+                seen.add(p.unit)
+                if unit.kind == "pdf_page" and p.start == 0:
+                    label = f' label="{_comment_safe(unit.label)}"' if unit.label else ""
+                    out.append(f"<!-- page index={unit.index}{label} -->")
+            block = self._piece(p, unit, nest)
+            if block:
+                if out and out[-1] != "" and not out[-1].startswith("<!--") and not p.glued:
+                    out.append("")
+                out += block
+        return out
+
+    def _piece(self, p: _Piece, unit: SourceUnit, nest: _Nesting) -> list[str]:
+        if p.kind == "gap":
+            return []
+        if p.kind == "image":
+            label = f", label {_md_inline(unit.label)}" if unit.label else ""
+            return [f"*[Page index {unit.index}{label}: {NO_TEXT_LAYER}]*"]
+        if p.kind == "md":
+            md = p.markdown.strip("\n")
+            if nest.drops(p):
+                md = md.split("\n", 1)[1].lstrip("\n") if "\n" in md else ""
+            return _render_markdown(md, nest) if md else []
+        text = unit.text[p.start:p.end]
+        if p.kind == "ident":
+            lines = text.strip("\n").split("\n")
+            if nest.drops(p):
+                lines = _drop_title_lines(lines, nest.title_key, markdown=True)
+            return _render_markdown("\n".join(lines), nest)
+        text = _view_furniture(text, unit.furniture, p.start, p.end)
+        lines = [line.strip() for line in strip_controls(text).split("\n")]
+        if nest.drops(p):
+            lines = _drop_title_lines(lines, nest.title_key)
+        if unit.kind == "pdf_page":
+            paragraphs = _pdf_paragraphs(lines, self.pdf_width)
+        elif unit.kind == "epub_chapter":
+            paragraphs = _line_paragraphs(lines)
+        else:
+            paragraphs = [[line] for line in lines if line]
+        out: list[str] = []
+        for para in paragraphs:
+            if out:
+                out.append("")
+            out += _wrap([_escape_line(line) for line in para])
+        return out
+
+
+def _render_markdown(markdown: str, nest: _Nesting) -> list[str]:
+    """Rendered Markdown lines: headings nested, prose wrapped, fenced code left alone."""
+    out: list[str] = []
+    fenced = False
+    for line in markdown.split("\n"):
+        if line.startswith(_FENCE):
+            fenced = not fenced
+            out.append(line)
+        elif fenced:
+            out.append(line)
+        else:
+            out += _wrap([nest.heading(line)])
     return out
+
+
+def _view_furniture(text: str, spans, a: int, b: int) -> str:
+    """The raw slice as the reader sees it: hidden furniture out, note references marked."""
+    if not spans:
+        return text
+    out, pos = [], a
+    for s, e, kind in spans:
+        if e <= a or s >= b or s < pos:
+            continue
+        e = min(e, b)
+        if kind in _HIDDEN_FURNITURE:
+            out.append(text[pos - a:s - a])
+            pos = e
+            own_line = (s == a or text[s - a - 1] == "\n") and (e == b or text[e - a] == "\n")
+            if own_line and e < b:
+                pos = e + 1  # a furniture line goes, not only its characters
+        elif kind == "note_ref":
+            ref = text[s - a:e - a].strip()
+            out.append(text[pos - a:s - a])
+            out.append(f"<sup>{ref}</sup>" if ref and "<" not in ref else text[s - a:e - a])
+            pos = e
+    out.append(text[pos - a:])
+    return "".join(out)
+
+
+def _drop_title_lines(lines: list[str], key: str, markdown: bool = False) -> list[str]:
+    """Leave out the first one to three lines when together they repeat the section title."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or not key:
+        return lines
+    joined = ""
+    for k in range(first, min(first + 3, len(lines))):
+        line = lines[k]
+        if markdown:
+            m = _HEADING.match(line)
+            if k == first and not m:
+                return lines
+            line = m.group(2) if m else line
+        joined += _heading_key(line)
+        if joined == key:
+            return lines[:first] + lines[k + 1:]
+        if not key.startswith(joined) or markdown:
+            break
+    return lines
+
+
+def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
+    """A PDF page's lines as paragraphs: wrapped lines joined, a short line ends one."""
+    full = width * 0.8 if width else float("inf")
+    paragraphs: list[list[str]] = []
+    cur = ""
+    prev_full = False
+    for line in lines:
+        if not line:
+            if cur:
+                paragraphs.append([cur])
+            cur, prev_full = "", False
+            continue
+        if cur and prev_full and not _BULLET_START.match(line):
+            if _HYPHEN_END.search(cur) and line[0].islower():
+                cur = cur[:-1] + line
+            elif is_cjk(cur[-1]) and is_cjk(line[0]):
+                cur += line
+            else:
+                cur += " " + line
+        else:
+            if cur:
+                paragraphs.append([cur])
+            cur = line
+        prev_full = len(line) >= full
+    if cur:
+        paragraphs.append([cur])
+    return paragraphs
+
+
+def _line_paragraphs(lines: list[str]) -> list[list[str]]:
+    """Raw EPUB lines (one per block) as paragraphs; runs of short lines keep their breaks."""
+    paragraphs: list[list[str]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if len(run) >= 3:
+            paragraphs.append([line + "  " for line in run[:-1]] + [run[-1]])
+        else:
+            paragraphs.extend([line] for line in run)
+        run.clear()
+
+    for line in lines:
+        if not line:
+            flush()
+        elif len(line) <= _VERSE_LINE_CHARS:
+            run.append(line)
+        else:
+            flush()
+            paragraphs.append([line])
+    flush()
+    return paragraphs
+
+
+def _escape_line(line: str) -> str:
+    """A raw line that would read as Markdown syntax, escaped."""
+    if _SYNTAX_START.match(line):
+        return "\\" + line.lstrip()
+    return line
 
 
 def _wrap(lines: list[str]) -> list[str]:
     """Soft-wrap long prose lines (Markdown joins them again) so line-based reads can page.
 
-    Headings, table rows, list items and fenced code keep their lines; text without spaces
-    (CJK) is cut every :data:`WRAP` characters.
+    Lines break at spaces only: text without spaces (CJK) is never cut, so a renderer never
+    puts a space inside a word. Headings, table rows and HTML comments keep their lines; a
+    continuation line never starts with something Markdown would read as syntax, and keeps
+    the block-quote and list indentation of its line.
     """
     out: list[str] = []
-    fenced = False
     for line in lines:
-        if line.startswith(("```", "~~~")):
-            fenced = not fenced
-        if fenced or len(line) <= WRAP or line.startswith(("#", "|", "<!--")):
+        if len(line) <= WRAP or line.startswith(("#", "|", "<!--")):
             out.append(line)
             continue
-        indent = len(line) - len(line.lstrip())
-        wrapped = textwrap.wrap(line, WRAP, break_long_words=False, break_on_hyphens=False,
-                                subsequent_indent=" " * min(indent + 2, 4) if indent or
-                                re.match(r"^\s*([-*+]|\d+[.)])\s", line) else "")
-        for piece in wrapped:
-            while len(piece) > WRAP * 2:  # no spaces to break at (CJK): cut
-                out.append(piece[:WRAP])
-                piece = piece[WRAP:]
-            out.append(piece)
+        out += _wrap_line(line)
+    return out
+
+
+def _wrap_line(line: str) -> list[str]:
+    m = _LIST_PREFIX.match(line)
+    quote, marker = m.group(1), m.group(2) or ""
+    head = quote + marker
+    cont = quote.rstrip() + (" " if quote.strip() else "") + " " * min(len(marker), 4)
+    if not quote.strip():
+        cont = " " * (len(quote) + min(len(marker), 4))
+    words = line[len(head):].split(" ")
+    out: list[str] = []
+    cur: list[str] = []
+    cur_len = len(head)
+    prefix = head
+    for w in words:
+        if cur and w and cur[-1] and cur_len + 1 + len(w) > WRAP and not _WORD_SYNTAX.match(w):
+            out.append(prefix + " ".join(cur))
+            prefix, cur, cur_len = cont, [w], len(cont) + len(w)
+            continue
+        cur_len += (1 if cur else 0) + len(w)
+        cur.append(w)
+    out.append(prefix + " ".join(cur))
     return out
 
 
 def _heading_key(text: str) -> str:
-    return re.sub(r"\W+", "", normalise(text))
-
-
-def _drop_repeated_heading(markdown: str, title: str | None) -> str:
-    """Drop the unit's first heading when it repeats the contents entry's title."""
-    lines = markdown.strip("\n").splitlines()
-    if (title and lines and lines[0].startswith("#")
-            and _heading_key(lines[0].lstrip("#")) == _heading_key(title)):
-        lines = lines[1:]
-    return "\n".join(lines)
-
-
-def _nest_headings(markdown: str, depth: int) -> str:
-    """Push a unit's own ATX headings below the section heading they sit under."""
-    if depth <= 0:
-        return markdown
-    out, fenced = [], False
-    for line in markdown.splitlines():
-        if line.startswith(("```", "~~~")):
-            fenced = not fenced
-        m = None if fenced else re.match(r"^(#{1,6})(\s.*)$", line)
-        out.append(f"{'#' * min(len(m.group(1)) + depth, 6)}{m.group(2)}" if m else line)
-    return "\n".join(out)
-
-
-def _raw_as_markdown(text: str) -> list[str]:
-    """Raw text as Markdown lines: controls stripped, lines that would read as syntax escaped."""
-    out = []
-    for line in strip_controls(text).splitlines():
-        if re.match(r"^\s{0,3}([#>]|[-*+] |\d+[.)] |```|~~~|<!--|---\s*$|===\s*$)", line):
-            line = "\\" + line.lstrip()
-        out.append(line)
-    return out
+    return _NOT_LETTERS.sub("", _MD_SYNTAX.sub("", text.replace("\\", "")).casefold())
 
 
 def _md_escape_heading(title: str) -> str:
     return title.replace("\n", " ").strip()
+
+
+def _md_inline(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>|])", r"\\\1", " ".join(strip_controls(text).split()))
+
+
+def _comment_safe(text: str) -> str:
+    return strip_controls(text).replace("--", "‐‐").replace('"', "'").replace("\n", " ")

@@ -777,7 +777,7 @@ def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
         if cur and prev_full and not _BULLET_START.match(line):
             if _HYPHEN_END.search(cur) and line[0].islower():
                 cur = cur[:-1] + line
-            elif is_cjk(cur[-1]) and is_cjk(line[0]):
+            elif _unspaced(cur[-1]) or _unspaced(line[0]):
                 cur += line
             else:
                 cur += " " + line
@@ -789,6 +789,13 @@ def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
     if cur:
         paragraphs.append([cur])
     return paragraphs
+
+
+def _unspaced(ch: str) -> bool:
+    """A character of a script written without spaces between words (Chinese, Japanese)."""
+    if "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef":
+        return True  # CJK punctuation, full-width forms
+    return is_cjk(ch) and not ("\uac00" <= ch <= "\ud7af" or "\u1100" <= ch <= "\u11ff")
 
 
 def _line_paragraphs(lines: list[str]) -> list[list[str]]:

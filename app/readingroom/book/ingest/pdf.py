@@ -36,9 +36,11 @@ lives in :mod:`.layout`, which needs no PDF library.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
+import statistics
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,9 +48,11 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import Code, CoreError
-from ..model import SourceDocument, SourceUnit, TocEntry
+from ..model import FurnitureSpan, SourceDocument, SourceUnit, TocEntry
 from ..text import is_cjk, normalise, normalise_with_offsets
 from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
+from .pdf_contents import ContentsJudge
+from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
 
 __all__ = ["IMAGE_ONLY_REMEDIATION", "read_pdf"]
 
@@ -166,8 +170,9 @@ def _read_document(
     reordered: list[int] = []
     failed: list[int] = []
     ruby = 0
-    resolved: dict[int, TocEntry] = {}
-    last_offset: dict[int, int] = {}
+    bands: dict[int, list[BandLine]] = {}
+    # Pages that outline entries point into wait for the furniture (see _resolve_entries).
+    held: dict[int, PageText] = {}
     for index in range(total):
         label: str | None = None
         try:
@@ -175,10 +180,12 @@ def _read_document(
             if has_labels:
                 label = page.get_label() or None
             extracted = _extract_page(page, flags)
+            height = float(page.rect.height)
             del page  # stream: never hold Page objects past their turn
         except Exception:  # a damaged page must not sink the book
             failed.append(index)
             extracted = PageText("", [])
+            height = 0.0
         has_text = bool(extracted.text.strip())
         if not has_text:
             no_text.append(index)
@@ -187,6 +194,10 @@ def _read_document(
         if extracted.reordered:
             reordered.append(index)
         ruby += extracted.ruby
+        if has_text:
+            found = band_lines(extracted, height)
+            if found:
+                bands[index] = found
         units.append(
             SourceUnit(
                 kind="pdf_page",
@@ -197,10 +208,8 @@ def _read_document(
                 writing_mode="vertical" if extracted.vertical else "horizontal",
             )
         )
-        for number in pending.get(index, ()):
-            entry = _resolve_entry(outline[number], extracted, last_offset.get(index, 0))
-            resolved[number] = entry
-            last_offset[index] = entry.char_offset
+        if index in pending:
+            held[index] = extracted
         if progress is not None:
             progress(index + 1, total)
 
@@ -242,8 +251,18 @@ def _read_document(
             f"columns: {_page_list(reordered)}."
         )
 
+    units = _furnish(units, bands, outline, has_labels)
+    furniture = {u.index: u.furniture for u in units if u.furniture}
+    resolved = _resolve_entries(outline, pending, held, furniture)
+    if not has_labels and any(u.label_inferred for u in units):
+        warnings.append(
+            "The PDF has no page labels; printed page numbers were inferred from the folios."
+        )
+
     meta = _safe(lambda: doc.metadata, None) or {}
-    title = (meta.get("title") or "").strip() or None
+    title = _metadata_title(meta.get("title"))
+    if title is None and len(no_text) < total:
+        title = _heading_title(doc, units, outline)
     author = (meta.get("author") or "").strip()
     authors = tuple(a.strip() for a in author.split(";") if a.strip())
     metadata = {
@@ -281,6 +300,98 @@ def _language(doc: Any) -> str | None:
     if kind != "string":
         return None
     return value.strip() or None
+
+
+# --- furniture, printed page numbers, contents pages, the title ----------------------------
+
+
+def _furnish(
+    units: list[SourceUnit],
+    bands: dict[int, list[BandLine]],
+    outline: list[_OutlineItem],
+    has_labels: bool,
+) -> list[SourceUnit]:
+    """The units with their furniture spans, inferred labels and contents role added.
+
+    Only spans, labels and roles change: every unit keeps its text, so locators stay valid.
+    """
+    text_pages = sum(1 for u in units if u.has_text_layer)
+    spans, folios = find_furniture(bands, text_pages)
+    lines = verse_line_numbers([(u.index, u.text, spans.get(u.index, ())) for u in units
+                                if u.has_text_layer])
+    labels = {} if has_labels else infer_labels(folios, len(units))
+    judge = ContentsJudge(item.title for item in outline)
+    out: list[SourceUnit] = []
+    for unit in units:
+        found = spans.get(unit.index, [])
+        changes: dict[str, Any] = {}
+        if unit.has_text_layer and judge.judge(unit.text, found):
+            changes["role"] = "contents"
+        else:
+            # A contents page's numbers are page references, not verse line numbers.
+            found = sorted(found + lines.get(unit.index, []))
+        if found:
+            changes["furniture"] = tuple(found)
+        if unit.index in labels:
+            changes["label"] = labels[unit.index]
+            changes["label_inferred"] = True
+        out.append(dataclasses.replace(unit, **changes) if changes else unit)
+    return out
+
+
+# Metadata titles that name a file or a template rather than the book.
+_JUNK_TITLE = re.compile(
+    r"(?:untitled|title|document|unknown|none|null|\s*)"
+    r"|(?:microsoft (?:word|powerpoint) - ).*"
+    r"|.*\.(?:pdf|docx?|odt|rtf|tex|dvi|ps|indd|qxd|pages|txt)",
+    re.IGNORECASE,
+)
+
+
+def _metadata_title(value: object) -> str | None:
+    title = " ".join(str(value or "").split())
+    return None if _JUNK_TITLE.fullmatch(title) else title
+
+
+def _heading_title(doc: Any, units: list[SourceUnit], outline: list[_OutlineItem]) -> str | None:
+    """The book's first heading: the largest type on the first text page, else the outline's
+    first entry (the service falls back to the file name only when neither exists)."""
+    first = next((u for u in units if u.has_text_layer and u.role == "body"), None)
+    if first is not None and first.writing_mode != "vertical":
+        title = _safe(lambda: _largest_line(doc.load_page(first.index)), None)
+        if title:
+            return title
+    return outline[0].title if outline else None
+
+
+def _largest_line(page: Any) -> str | None:
+    """The lines set in the page's largest type, when that type stands out from the body."""
+    data = page.get_text("dict", flags=0)
+    lines: list[tuple[float, str]] = []
+    weights: list[tuple[float, int]] = []
+    for block in data.get("blocks", ()):
+        for line in block.get("lines", ()):
+            spans = [sp for sp in line.get("spans", ()) if sp.get("text", "").strip()]
+            if not spans:
+                continue
+            text = _CONTROL.sub("", "".join(sp["text"] for sp in spans)).strip()
+            size = max(float(sp.get("size", 0)) for sp in spans)
+            lines.append((size, text))
+            weights.extend((float(sp.get("size", 0)), len(sp["text"])) for sp in spans)
+    if not lines:
+        return None
+    body = statistics.median([size for size, n in weights for _ in range(min(n, 200))])
+    top = max(size for size, _ in lines)
+    if top < 1.15 * body:
+        return None
+    picked: list[str] = []
+    for size, text in lines:
+        if size >= top - 0.5:
+            picked.append(text)
+        elif picked:
+            break
+    title = " ".join(" ".join(picked).split())[:200]
+    return title if sum(ch.isalpha() for ch in title) >= 2 else None
 
 
 # --- the outline -----------------------------------------------------------------------------
@@ -344,17 +455,47 @@ def _outline_ys(doc: Any, count: int) -> list[float | None]:
     return ys if len(ys) == count else [None] * count
 
 
-def _resolve_entry(item: _OutlineItem, page: PageText, floor: int) -> TocEntry:
+def _resolve_entries(
+    outline: list[_OutlineItem],
+    pending: dict[int, list[int]],
+    held: dict[int, PageText],
+    furniture: dict[int, tuple[FurnitureSpan, ...]],
+) -> dict[int, TocEntry]:
+    """Each outline entry placed on its page, in order (an entry's floor is the one before)."""
+    resolved: dict[int, TocEntry] = {}
+    for index, numbers in pending.items():
+        page = held.get(index, PageText("", []))
+        spans = furniture.get(index, ())
+        floor = 0
+        for number in numbers:
+            entry = _resolve_entry(outline[number], page, floor, spans)
+            resolved[number] = entry
+            floor = entry.char_offset
+    return resolved
+
+
+def _resolve_entry(
+    item: _OutlineItem, page: PageText, floor: int, furniture: tuple[FurnitureSpan, ...] = ()
+) -> TocEntry:
     dest_y = None if page.vertical else item.dest_y
-    offset = _heading_offset(item.title, page, dest_y, floor)
+    offset = _heading_offset(item.title, page, dest_y, floor, furniture)
     return TocEntry(title=item.title, level=item.level, unit_index=item.page, char_offset=offset)
 
 
-def _heading_offset(title: str, page: PageText, dest_y: float | None, floor: int) -> int:
+def _heading_offset(
+    title: str,
+    page: PageText,
+    dest_y: float | None,
+    floor: int,
+    furniture: tuple[FurnitureSpan, ...] = (),
+) -> int:
     """Where ``title`` starts in the page text (normalised match), or 0 when it is not there.
 
-    Several matches (a running head repeats a chapter title): prefer those at or after the
-    previous entry on this page, then the one nearest the outline's destination point.
+    Several matches (a running head repeats a chapter title): prefer those outside page
+    furniture, at or after the previous entry on this page, then the one nearest the
+    outline's destination point. A section number printed before the title ("1.2 Foo",
+    "Chapter 3 Foo", or "3" alone on the line above) belongs to the heading: the offset
+    points at the number (:func:`_with_section_number`).
     """
     if not page.text:
         return 0
@@ -369,11 +510,73 @@ def _heading_offset(title: str, page: PageText, dest_y: float | None, floor: int
     if not starts:
         return 0
     candidates = [offsets[s] for s in starts]
+    body = [c for c in candidates if not any(s <= c < e for s, e, _k in furniture)]
+    candidates = body or candidates
     after = [c for c in candidates if c >= floor]
     candidates = after or candidates
     if dest_y is not None and page.pieces:
-        return min(candidates, key=lambda c: (_distance(page, c, dest_y), c))
-    return candidates[0]
+        chosen = min(candidates, key=lambda c: (_distance(page, c, dest_y), c))
+    else:
+        chosen = candidates[0]
+    return _with_section_number(page, chosen, floor, furniture)
+
+
+# "1", "1.2", "1.2.", "IV.", "A.1", "§ 3", "Chapter 3", "Kapitel 2:", "第3章" before a title.
+_SECTION_PREFIX = re.compile(
+    r"\s*(?:(?:(?:chapter|part|section|appendix|book|lecture|kapitel|teil|abschnitt|anhang|"
+    r"chapitre|partie|annexe|cap[ií]tulo|parte|capitolo|глава|часть)\s+)?"
+    r"(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[A-Z](?:\.\d+)+\.?|[A-Z]\.)"
+    r"|§\s*\d+(?:\.\d+)*"
+    r"|第[\d０-９一二三四五六七八九十百千]+[章節部編回話条]"
+    r"|(?:chapter|part|kapitel|teil|chapitre|book)\s+[a-z]+)"
+    r"\s*[:.\u2013\u2014-]?\s*",
+    re.IGNORECASE,
+)
+
+
+def _with_section_number(
+    page: PageText, offset: int, floor: int, furniture: tuple[FurnitureSpan, ...]
+) -> int:
+    """``offset`` moved back to a section number printed before the heading, if there is one."""
+    text = page.text
+    line_start = text.rfind("\n", 0, offset) + 1
+    prefix = text[line_start:offset]
+    if prefix.strip():
+        match = _SECTION_PREFIX.fullmatch(prefix)
+        if not match or line_start < floor:
+            return offset
+        return line_start + len(prefix) - len(prefix.lstrip())
+    if line_start == 0:
+        return offset
+    # The number alone on the line above, in the heading's own block or a block of its own
+    # (a display chapter number), and not page furniture (a folio, a verse line number).
+    above = text.rfind("\n", 0, line_start - 1) + 1
+    line = text[above : line_start - 1]
+    if (
+        not line.strip()
+        or above < floor
+        or not _SECTION_PREFIX.fullmatch(line)
+        or any(s < line_start - 1 and e > above for s, e, _k in furniture)
+        or not _same_or_own_block(page, above, offset)
+    ):
+        return offset
+    return above + len(line) - len(line.lstrip())
+
+
+def _same_or_own_block(page: PageText, above: int, offset: int) -> bool:
+    """True when the line at ``above`` is in the heading's block, or is a one-line block set
+    just above it (not an axis label or a number elsewhere on the page)."""
+    number = next((p for p in page.pieces if p[0] <= above < p[1]), None)
+    heading = next((p for p in page.pieces if p[0] <= offset < p[1]), None)
+    if number is None or heading is None:
+        return False
+    if number is heading:
+        return True
+    if "\n" in page.text[number[0] : number[1]]:
+        return False
+    lines = page.text.count("\n", heading[0], heading[1]) + 1
+    line_height = (heading[3] - heading[2]) / lines
+    return heading[2] - 2 * line_height <= number[3] <= heading[2] + 0.5 * line_height
 
 
 def _find_all(haystack: str, needle: str, limit: int = 64) -> list[int]:

@@ -139,12 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``book-agent``."""
     p = _Parser(prog="book-agent", description="Your own books as verifiable "
                 "book packages: init, search, read, locate, render.")
-    p.add_argument("--data-dir", type=Path, default=None,
-                   help=f"data folder (default ${ENV_DATA_DIR} or the suite's data folder)")
-    p.add_argument("--json", action="store_true", help="print the envelope as JSON")
-    p.add_argument("--debug", action="store_true",
-                   help=f"log tracebacks of unexpected failures on stderr (or ${ENV_DEBUG}=1)")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _common_options(p, default=None)
+    # The same options after the command (`book-agent status ID --json`). Their default there
+    # is SUPPRESS: a sub-parser's default would overwrite what was given before the command.
+    common = _Parser(add_help=False)
+    _common_options(common, default=argparse.SUPPRESS)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                           parser_class=_subparser(common))
 
     c = sub.add_parser("init", help="register a book (PDF, EPUB, Markdown)")
     c.add_argument("source", type=Path)
@@ -187,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("record_id")
     c.add_argument("--neighbors", type=int, default=0)
     c.add_argument("--max-chars", type=int)
+    c.add_argument("--offset", type=int, default=0,
+                   help="start in the record here (a cut read says where to continue)")
 
     c = sub.add_parser("read-markdown", help="lines of book.md by range or heading")
     c.add_argument("book_id")
@@ -226,8 +229,33 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("install-host", add_help=False, help="register the MCP server with a host "
                    "and export the Book Skill (book-agent install-host --help)")
     c = sub.add_parser("demo", help="the embedded demo: a book made from this project's docs")
-    c.add_argument("--keep", type=Path, help="keep the demo data folder here")
+    c.add_argument("--out", "--keep", dest="keep", type=Path, metavar="DIR",
+                   help="write the demo here instead of its folder in the user cache "
+                   "(emptied on every run; a folder holding other files is refused)")
     return p
+
+
+def _common_options(p: argparse.ArgumentParser, *, default: Any) -> None:
+    """--data-dir, --json and --debug, accepted before and after the command."""
+    p.add_argument("--data-dir", type=Path, default=default,
+                   help=f"data folder (default ${ENV_DATA_DIR} or the suite's data folder)")
+    flag = {"default": default} if default is argparse.SUPPRESS else {}
+    p.add_argument("--json", action="store_true", help="print the envelope as JSON", **flag)
+    p.add_argument("--debug", action="store_true", **flag,
+                   help=f"log tracebacks of unexpected failures on stderr (or ${ENV_DEBUG}=1)")
+
+
+def _subparser(common: argparse.ArgumentParser) -> type[_Parser]:
+    """A sub-command parser class that inherits the common options (except mcp/install-host,
+    whose own options are parsed elsewhere)."""
+
+    class _Sub(_Parser):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            if kwargs.get("add_help", True):
+                kwargs["parents"] = [*kwargs.get("parents", ()), common]
+            super().__init__(*args, **kwargs)
+
+    return _Sub
 
 
 _TEXT_ARGS = ("book_id", "title", "query", "record_id", "text", "href", "hint", "words",
@@ -310,7 +338,7 @@ def _run(args: argparse.Namespace) -> Envelope:
                                    offset=args.offset)
     if cmd == "read-entry":
         return service.read_entry(args.book_id, args.record_id, neighbors=args.neighbors,
-                                  max_chars=args.max_chars)
+                                  max_chars=args.max_chars, offset=args.offset)
     if cmd == "read-markdown":
         return service.read_markdown(args.book_id, start_line=args.start_line,
                                      end_line=args.end_line, heading=args.heading,
@@ -349,7 +377,7 @@ def _run(args: argparse.Namespace) -> Envelope:
 
 
 def render_text(env: Envelope) -> str:
-    """A readable rendering of an envelope for a terminal."""
+    """A readable rendering of an envelope for a terminal (never a JSON dump of a result)."""
     data = env.data or {}
     op = env.operation
     out: list[str] = []
@@ -361,15 +389,7 @@ def render_text(env: Envelope) -> str:
             out.append(f"  {h['record_id']}  {h['score']:.3f}  {where}")
             out.append(f"      {h.get('snippet', '')}")
     elif op == "book_locate_source":
-        out.append(f"{data['status']}: {data['match_count']} match(es)")
-        for c in env.items:
-            loc = c["locator"]
-            where = (f"page index {loc.get('page_index')} (label {loc.get('page_label')})"
-                     if loc["kind"] == "pdf_page" else loc.get("href") or
-                     f"lines {loc.get('line_start')}-{loc.get('line_end')}")
-            out.append(f"  {where}: …{c['prefix'][-40:]} «{loc['quote'][:80]}» "
-                       f"{c['suffix'][:40]}…")
-            out.append("  locator: " + json.dumps(loc, ensure_ascii=False))
+        out += _locate_text(env, data)
     elif op == "book_read_markdown" and data.get("status") == "ambiguous":
         out.append(f"{len(env.items)} headings match {data['heading']!r}:")
         for c in env.items:
@@ -378,23 +398,167 @@ def render_text(env: Envelope) -> str:
         out.append(data["text"])
         if data.get("truncated"):
             nxt = data.get("next_offset") or data.get("next_line")
-            out.append(f"[truncated: continue at {nxt}]")
+            how = "--start-line" if op == "book_read_markdown" else "--offset"
+            out.append(f"[truncated: continue with {how} {nxt}]")
     elif op == "book_read_entry":
-        for item in env.items:
-            mark = ">>" if item["is_target"] else "  "
-            out.append(f"{mark} {item['record_id']}  {' > '.join(item['heading_path'])}")
-            out.append(item["text"])
+        out += _entry_text(env, data)
     elif op in ("book_list", "book_status") and env.items is not None and data == {}:
         for b in env.items:
             out.append(f"{b['book_id']}  v{b['version']}  {b['format']}  {b['units']} units  "
                        f"{b['title']}")
         if not env.items:
             out.append("no books registered")
+    elif op in ("book_init", "book_status"):
+        out += _package_text(op, data)
+    elif op == "book_demo":
+        out += _demo_text(env, data)
+    elif op in ("book_render_page", "book_read_epub_image") and "out" in data:
+        what = (f"page index {data['page_index']}" + _label(data.get("page_label"))
+                + f", {data['width']}×{data['height']} px at {data['dpi']:g} dpi"
+                if op == "book_render_page" else
+                f"{data['path']} ({data['mime_type']}, {data['href_form']} href)")
+        out.append(f"wrote {data['out']}: {what}, {data['bytes']:,} bytes")
+    elif op == "book_remove":
+        out.append(f"removed {data['book_id']} (versions {data['versions_removed']})")
+    elif op == "book_skill_export":
+        out.append(f"exported the Book Skill of {data['book_id']} to {data['path']}")
     else:
         out.append(json.dumps(data, ensure_ascii=False, indent=2))
-    for d in env.diagnostics:
-        out.append(f"[{d.level}] {d.code}: {d.message}")
+    out += _diagnostics_text(env)
     return "\n".join(out)
+
+
+def _label(label: Any, *, end: Any = None) -> str:
+    """`` (p. 5)``, `` (pp. 5–6)`` or nothing: a printed label is shown only when there is one."""
+    if label in (None, ""):
+        return ""
+    if end not in (None, "", label):
+        return f" (pp. {label}–{end})"
+    return f" (p. {label})"
+
+
+def _cut(text: str, limit: int, *, keep: str = "start", cut: bool = False) -> str:
+    """``text`` within ``limit`` characters, with "…" where it was cut (or ``cut`` says so)."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        return "…" + text[-limit:] if keep == "end" else text[:limit] + "…"
+    if cut:
+        return "…" + text if keep == "end" else text + "…"
+    return text
+
+
+def _where(loc: dict[str, Any]) -> str:
+    if loc["kind"] == "pdf_page":
+        first, last = loc.get("page_index"), loc.get("page_end_index")
+        pages = (f"page index {first}" if last in (None, first)
+                 else f"page indexes {first}–{last}")
+        return pages + _label(loc.get("page_label"), end=loc.get("page_end_label"))
+    if loc["kind"] == "epub_chapter":
+        return (loc.get("href") or f"chapter {loc['unit_index']}") + (
+            f"#{loc['fragment']}" if loc.get("fragment") else "")
+    return f"lines {loc.get('line_start')}-{loc.get('line_end')}"
+
+
+def _locate_text(env: Envelope, data: dict[str, Any]) -> list[str]:
+    out = [f"{data['status']}: {data['match_count']} match(es)"]
+    if data.get("folds"):
+        out.append("  matched after folding: " + "; ".join(map(str, data["folds"])))
+    for c in env.items:
+        loc = c["locator"]
+        quote = _cut(loc["quote"], 80, cut=bool(loc.get("quote_truncated")))
+        before = _cut(c.get("prefix", ""), 40, keep="end")
+        after = _cut(c.get("suffix", ""), 40)
+        out.append(f"  {_where(loc)}: {before} «{quote}» {after}".rstrip())
+        out.append("  locator: " + json.dumps(loc, ensure_ascii=False))
+    return out
+
+
+def _entry_text(env: Envelope, data: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for item in env.items:
+        mark = ">>" if item["is_target"] else "  "
+        start = f"  from character {item['offset']:,}" if item.get("offset") else ""
+        out.append(f"{mark} {item['record_id']}  {' > '.join(item['heading_path'])}{start}")
+        out.append(item["text"])
+        if item.get("truncated"):
+            out.append(f"[{item['record_id']} cut at character {item['next_offset']:,} of "
+                       f"{item['total_chars']:,}]")
+    left_out = [u["record_id"] for u in data.get("unread", ())
+                if u["offset"] == 0 and u["record_id"] not in {i["record_id"] for i in env.items}]
+    if left_out:
+        out.append(f"[not shown for want of room: {', '.join(left_out)}]")
+    nxt = data.get("next")
+    if nxt:
+        more = f" --neighbors {nxt['neighbors']}" if nxt.get("neighbors") else ""
+        out.append(f"[truncated: continue with book-agent read-entry {data['book_id']} "
+                   f"{nxt['record_id']} --offset {nxt['offset']}{more}]")
+    return out
+
+
+def _package_text(op: str, data: dict[str, Any]) -> list[str]:
+    caps = data.get("capabilities") or {}
+    counts = data.get("counts") or {}
+    fmt = data.get("format") or (data.get("source") or {}).get("format") or "?"
+    units = data.get("units", counts.get("units"))
+    records = data.get("records", counts.get("records"))
+    word = {"pdf": "page", "epub": "chapter"}.get(fmt, "section")
+    verb = "registered" if op == "book_init" else "book"
+    by = f" — {', '.join(data['authors'])}" if data.get("authors") else ""
+    out = [f"{verb} {data['book_id']}, version {data['version']}: {data.get('title')}{by}",
+           f"  {fmt}: {_count(units, word)}, {_count(records, 'record')}"
+           + (f", {caps['epub_images']} images" if caps.get("epub_images") else "")
+           + (f"; search index {caps['lexical_engine']}" if caps.get("lexical_engine") else "")
+           + (f"; built in {data['seconds']:g} s" if "seconds" in data else ""),
+           f"  package: {data.get('package')}"]
+    blind = caps.get("no_text_layer_units") or []
+    if blind:
+        out.append(f"  no text layer ({_count(len(blind), word)}, render to read): "
+                   + _indexes(blind))
+    if caps.get("vertical_units"):
+        out.append("  vertical writing: " + _indexes(caps["vertical_units"]))
+    if caps.get("markdown_fallback_units"):
+        out.append("  book.md shows raw text for: " + _indexes(caps["markdown_fallback_units"]))
+    if op == "book_status" and data.get("search_modes"):
+        modes = data["search_modes"]
+        out.append("  search modes: " + ", ".join(f"{k} {v}" for k, v in modes.items()))
+    if op == "book_init":
+        out.append(f"next: book-agent search {data['book_id']} \"WORDS\"  ·  "
+                   f"book-agent skill {data['book_id']}")
+    elif data.get("warnings"):
+        out.append(f"warnings at init ({len(data['warnings'])}):")
+        out += [f"  - {w}" for w in data["warnings"]]
+    return out
+
+
+def _count(n: Any, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _indexes(values: Sequence[int]) -> str:
+    shown = ", ".join(str(v) for v in values[:12])
+    return shown + (f" and {len(values) - 12} more" if len(values) > 12 else "")
+
+
+def _demo_text(env: Envelope, data: dict[str, Any]) -> list[str]:
+    passed = sum(1 for c in env.items if c.get("ok"))
+    out = [f"demo {'passed' if data.get('ok') else 'FAILED'}: {passed} of {len(env.items)} "
+           f"checks", f"the demo's files, replaced on every run, are in {data['folder']}:"]
+    out += [f"  {name}: {path}" for name, path in (data.get("files") or {}).items()]
+    return out
+
+
+def _diagnostics_text(env: Envelope) -> list[str]:
+    """The diagnostics as a readable section after the result."""
+    if not env.diagnostics:
+        return []
+    words = {"warning": "warnings", "info": "notes", "error": "errors"}
+    out: list[str] = []
+    for level in ("error", "warning", "info"):
+        found = [d for d in env.diagnostics if str(d.level) == level]
+        if found:
+            out.append(f"{words[level]} ({len(found)}):")
+            out += [f"  - {d.message}" + (f" ({d.hint})" if d.hint else "") for d in found]
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

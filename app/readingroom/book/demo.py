@@ -1,16 +1,18 @@
 """The embedded demo: a small book made from this project's own documentation.
 
 ``book-agent demo`` (and ``python run.py demo``) renders the project's docs into a PDF (with an
-outline) and an EPUB, initialises both in a temporary data folder, searches them (Latin and
-Japanese), verifies a locator against the raw source text, renders a page to PNG, reads an EPUB
-chapter, and says where the files are. No network, no user data.
+outline) and an EPUB, initialises both in the demo's own folder (one folder, emptied on every
+run), searches them (Latin and Japanese), verifies a locator against the raw source text,
+renders a page to PNG, reads an EPUB chapter, and names the files it made. No network, no user
+data.
 """
 
 from __future__ import annotations
 
 import html
+import io
 import re
-import tempfile
+import shutil
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -18,9 +20,12 @@ from pathlib import Path
 from ..core.envelope import Envelope
 from ..core.errors import Code, CoreError
 
-__all__ = ["make_demo_epub", "make_demo_pdf", "markdown_sections", "run_demo"]
+__all__ = ["DEMO_MARKER", "demo_folder", "make_demo_epub", "make_demo_pdf",
+           "markdown_sections", "run_demo"]
 
 DEMO_DOCS = ("architecture.md", "ndl-mcp.md")
+DEMO_MARKER = ".book-agent-demo"
+"""The file that marks a folder as the demo's own: only such a folder is emptied."""
 
 
 def _demo_sources() -> list[tuple[str, str]]:
@@ -89,8 +94,8 @@ def make_demo_pdf(path: Path) -> Path:
     out = pymupdf.open()
     for name, markdown in _demo_sources():
         for level, title, body in markdown_sections(markdown):
-            part = Path(tempfile.mkstemp(suffix=".pdf")[1])
-            writer = pymupdf.DocumentWriter(str(part))
+            part = io.BytesIO()  # in memory: the demo leaves no temporary file behind
+            writer = pymupdf.DocumentWriter(part)
             story = pymupdf.Story(f"<h{min(level, 3)}>{_inline(title)}</h{min(level, 3)}>"
                                   f"{body}", user_css="body {font-size: 10pt;}")
             box = pymupdf.paper_rect("a5")
@@ -102,11 +107,10 @@ def make_demo_pdf(path: Path) -> Path:
                 story.draw(dev)
                 writer.end_page()
             writer.close()
-            with pymupdf.open(part) as section_pdf:
+            with pymupdf.open("pdf", part.getvalue()) as section_pdf:
                 toc.append([min(level, 3) if toc else 1, title, pages + 1])
                 out.insert_pdf(section_pdf)
                 pages += section_pdf.page_count
-            part.unlink()
         del name
     out.set_toc(_monotonic_levels(toc))
     out.set_metadata({"title": "readingroom — the project's own documentation",
@@ -153,14 +157,47 @@ def make_demo_epub(path: Path) -> Path:
     return path
 
 
+def demo_folder() -> Path:
+    """Where the demo writes unless told otherwise: one folder in the user's cache, reused.
+
+    ``~/.cache/readingroom/book-agent-demo`` on Linux, ``~/Library/Caches/readingroom/
+    book-agent-demo`` on macOS, ``%LOCALAPPDATA%\\readingroom\\Cache\\book-agent-demo`` on
+    Windows (the platform's user cache folder).
+    """
+    import platformdirs
+
+    return platformdirs.user_cache_path("readingroom", appauthor=False) / "book-agent-demo"
+
+
+def _fresh_folder(root: Path) -> None:
+    """Empty ``root`` for a new run: only a folder the demo made (its marker inside) is removed."""
+    from .paths import unusable
+
+    if root.exists() or root.is_symlink():
+        if not root.is_dir() or root.is_symlink():
+            raise unusable(root, "The demo folder", "it is not a folder")
+        if any(root.iterdir()) and not (root / DEMO_MARKER).is_file():
+            raise unusable(root, "The demo folder", "it holds files the demo did not make "
+                           "(choose an empty or new folder)")
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    (root / DEMO_MARKER).write_text("Made by `book-agent demo`; replaced on every run.\n",
+                                    encoding="utf-8")
+
+
 def run_demo(*, keep: Path | None = None, say: Callable[[str], None] = print) -> Envelope:
-    """Run the demo end to end and return a report envelope; raises on any failed check."""
+    """Run the demo end to end and return a report envelope; raises on any failed check.
+
+    The demo writes into one folder, ``keep`` or :func:`demo_folder`, emptied at the start of
+    every run (only a folder it made itself), so runs never pile up; the envelope names the
+    folder and the files in it.
+    """
     from .service import BookService, envelope_data
 
-    root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="book-agent-demo-"))
-    root.mkdir(parents=True, exist_ok=True)
+    root = Path(keep) if keep else demo_folder()
+    _fresh_folder(root)
     sources = root / "sources"
-    sources.mkdir(exist_ok=True)
+    sources.mkdir()
     service = BookService(root / "data")
     checks: list[dict[str, object]] = []
 
@@ -171,12 +208,10 @@ def run_demo(*, keep: Path | None = None, say: Callable[[str], None] = print) ->
             raise CoreError(Code.INTERNAL_ERROR, f"demo check failed: {name}: {detail}",
                             remediation=f"Inspect the demo folder {root}.")
 
-    say(f"book-agent demo in {root}")
+    say(f"book-agent demo in {root} (replaced on every run)")
     pdf = make_demo_pdf(sources / "readingroom-docs.pdf")
     epub_path = make_demo_epub(sources / "readingroom-docs.epub")
     for book_id, src in (("demo-pdf", pdf), ("demo-epub", epub_path)):
-        if service.registry.current_version(book_id) is not None:
-            service.remove(book_id)
         env = service.init(src, book_id=book_id)
         d = env.data or {}
         check(f"init {book_id}", d.get("records", 0) > 0,
@@ -196,8 +231,9 @@ def run_demo(*, keep: Path | None = None, say: Callable[[str], None] = print) ->
     check("locate --text", status == "verified", f"{status}: «{sentence[:60]}»")
     locator = located.items[0]["locator"]
     read = service.read_source(locator)
+    label = locator.get("page_label")
     check("read-source", envelope_data(read)["verified"],
-          f"page index {locator['page_index']} (label {locator.get('page_label')})")
+          f"page index {locator['page_index']}" + (f" (p. {label})" if label else ""))
 
     env, png = service.render_page("demo-pdf", locator["page_index"])
     png_path = root / f"page-{locator['page_index']}.png"
@@ -213,10 +249,16 @@ def run_demo(*, keep: Path | None = None, say: Callable[[str], None] = print) ->
 
     skill = envelope_data(service.skill_file("demo-pdf", "SKILL.md"))
     check("Book Skill", skill["text"].startswith("---"), f"skill {skill['skill_name']}")
-    say(f"files: data {root / 'data'}; sources {sources}; page render {png_path}")
+    pkg = service.registry.get("demo-pdf")
+    files = {"the PDF made from the docs": str(pdf), "the EPUB made from the docs":
+             str(epub_path), "the page rendered to PNG": str(png_path),
+             "the PDF's Markdown view": str(pkg.file("book.md")),
+             "the PDF's Book Skill": str(pkg.skill_dir() / "SKILL.md"),
+             "the data folder (both packages)": str(root / "data")}
     return Envelope(server="book-agent", operation="book_demo", items=checks,
                     data={"folder": str(root), "data_dir": str(root / "data"),
-                          "png": str(png_path), "ok": all(c["ok"] for c in checks)})
+                          "png": str(png_path), "files": files,
+                          "ok": all(c["ok"] for c in checks)})
 
 
 def _a_sentence(text: str) -> str:

@@ -1,9 +1,10 @@
 """Pictures from the source: a PDF page as PNG, an image an EPUB chapter references.
 
 Output is bounded: a rendered page's long edge is at most :data:`MAX_EDGE_PX` pixels and its
-PNG at most :data:`MAX_PNG_BYTES`; the DPI is lowered automatically for huge pages. EPUB images
-are resolved only through the container's manifest, relative to the chapter, so nothing outside
-the package's own copy of the source can be read.
+PNG at most :data:`MAX_PNG_BYTES`; the DPI is lowered automatically for huge pages. An EPUB
+image href may be written relative to the chapter, from the container's root (as book.md prints
+it) or relative to the package document; it must name an image the book declares (checked
+against the manifest at init), so nothing outside the package's own copy of the source is read.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ import math
 import os
 import posixpath
 import zipfile
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ..core.errors import Code, CoreError
 
-__all__ = ["MAX_EDGE_PX", "MAX_PNG_BYTES", "EpubImage", "RenderedPage", "epub_image",
-           "render_pdf_page"]
+__all__ = ["IMAGE_HREF_FORMS", "MAX_EDGE_PX", "MAX_PNG_BYTES", "EpubImage", "RenderedPage",
+           "epub_image", "render_pdf_page", "resolve_epub_image"]
 
 MAX_EDGE_PX = 2000
 MAX_PNG_BYTES = 1_500_000
@@ -134,44 +136,110 @@ class EpubImage:
     data: bytes
     path: str
     media_type: str
+    form: str = "chapter-relative"
+    """Which of :data:`IMAGE_HREF_FORMS` the href was written in."""
 
 
-def epub_image(source: Path, chapter_href: str, image_href: str,
-               manifest_paths: set[str] | None = None) -> EpubImage:
-    """The image ``image_href`` as referenced from ``chapter_href`` inside the EPUB.
+IMAGE_HREF_FORMS = ("chapter-relative", "container path", "package-relative")
+"""The ways an image href may be written, tried in this order: relative to the chapter (as the
+chapter's XHTML writes it), a path from the container's root (as book.md prints it), relative to
+the package document's folder (as the OPF manifest writes it)."""
 
-    The reference is resolved relative to the chapter's folder, percent-decoded, and must name
-    an image entry of the container (and, when given, one of the manifest's paths).
+_EXAMPLES = 5
+
+
+def resolve_epub_image(image_href: str, declared: Collection[str], *,
+                       chapter_href: str | None = None, package_dir: str = "") -> tuple[str, str]:
+    """``(container path, form)`` of the declared image that ``image_href`` names.
+
+    The href may be written in any of :data:`IMAGE_HREF_FORMS`; each form is resolved
+    (percent-decoded, normalised) and the first that names one of ``declared`` wins. Forms that
+    would leave the container are not tried.
 
     Raises:
-        CoreError: PATH_NOT_ALLOWED (outside the container, absolute, not an image),
-            NOT_FOUND (no such entry).
+        CoreError: PATH_NOT_ALLOWED (absolute, a URL, every form outside the container, not an
+            image), NOT_FOUND (no form names a declared image; the error lists what was looked
+            up and a few declared images).
     """
     parts = urlsplit(image_href)
     if parts.scheme or parts.netloc or image_href.startswith(("/", "\\")):
         raise _not_allowed(image_href, "it is absolute or a URL")
-    base = posixpath.dirname(chapter_href)
-    joined = posixpath.normpath(posixpath.join(base, unquote(parts.path)))
-    if joined.startswith("../") or joined == ".." or joined.startswith("/"):
-        raise _not_allowed(image_href, "it points outside the EPUB container")
-    ext = posixpath.splitext(joined)[1].lower()
-    if ext not in _IMAGE_TYPES:
+    raw = unquote(parts.path)
+    if posixpath.splitext(raw)[1].lower() not in _IMAGE_TYPES:
         raise _not_allowed(image_href, "it is not an image")
-    if manifest_paths is not None and joined not in manifest_paths:
-        raise CoreError(Code.NOT_FOUND, f"{image_href!r} is not an image the EPUB's manifest "
-                        "declares.", details={"resolved": joined},
-                        remediation="Use an image href that the chapter references.")
+    bases = {"chapter-relative": posixpath.dirname(chapter_href) if chapter_href else None,
+             "container path": "", "package-relative": package_dir}
+    looked_up: dict[str, str] = {}
+    for form in IMAGE_HREF_FORMS:
+        base = bases[form]
+        if base is None:
+            continue
+        joined = posixpath.normpath(posixpath.join(base, raw))
+        if joined in (".", "..") or joined.startswith(("../", "/")):
+            continue
+        looked_up.setdefault(form, joined)
+    if not looked_up:
+        raise _not_allowed(image_href, "it points outside the EPUB container")
+    for form, path in looked_up.items():
+        if path in declared:
+            return path, form
+    known = sorted(declared)
+    forms_of: dict[str, list[str]] = {}
+    for form, path in looked_up.items():
+        forms_of.setdefault(path, []).append(form)
+    tried = "; ".join(f"{path!r} (as {' and '.join(forms)})" for path, forms in forms_of.items())
+    if known:
+        more = f" and {len(known) - _EXAMPLES} more" if len(known) > _EXAMPLES else ""
+        what = (f"the book's {len(known)} images (those its chapters reference that its "
+                "manifest declares) include "
+                + ", ".join(repr(p) for p in known[:_EXAMPLES]) + more)
+    else:
+        what = "the book has no image that its chapters reference and its manifest declares"
+    raise CoreError(
+        Code.NOT_FOUND,
+        f"No image of this EPUB matches {image_href!r}: looked up {tried}; {what}.",
+        details={"href": image_href, "looked_up": looked_up,
+                 "accepted_forms": list(IMAGE_HREF_FORMS), "chapter": chapter_href,
+                 "package_dir": package_dir, "declared_images": len(known),
+                 "declared_examples": known[:_EXAMPLES]},
+        remediation="Pass the href as book.md prints it (a container path such as "
+                    f"{known[0]!r}), or as the chapter or the OPF manifest writes it."
+                    if known else "This book has no images to read.",
+    )
+
+
+def epub_image(source: Path, chapter_href: str | None, image_href: str,
+               manifest_paths: Collection[str] | None = None, *,
+               package_dir: str = "") -> EpubImage:
+    """The image ``image_href`` names inside the EPUB, read from its container.
+
+    ``image_href`` may be chapter-relative (to ``chapter_href``), a container path, or relative
+    to the package document's folder ``package_dir`` (:func:`resolve_epub_image`). It must
+    name one of ``manifest_paths`` (the images the book declares); when that is None, any
+    image entry of the container.
+
+    Raises:
+        CoreError: PATH_NOT_ALLOWED (outside the container, absolute, not an image, too large),
+            NOT_FOUND (no such image).
+    """
     with zipfile.ZipFile(source) as z:
+        declared = manifest_paths if manifest_paths is not None else {
+            n for n in z.namelist() if posixpath.splitext(n)[1].lower() in _IMAGE_TYPES}
+        path, form = resolve_epub_image(image_href, declared, chapter_href=chapter_href,
+                                        package_dir=package_dir)
         try:
-            info = z.getinfo(joined)
+            info = z.getinfo(path)
         except KeyError:
-            raise CoreError(Code.NOT_FOUND, f"No image {joined!r} in the EPUB.",
-                            details={"resolved": joined},
-                            remediation="Use an href exactly as the chapter gives it.") from None
+            raise CoreError(Code.NOT_FOUND, f"The image {path!r} is declared but missing "
+                            "from the EPUB container.", details={"resolved": path},
+                            remediation="The EPUB file is incomplete; use another image."
+                            ) from None
         if info.file_size > MAX_IMAGE_BYTES:
             raise _not_allowed(image_href, "it is larger than 20 MiB")
         data = z.read(info)
-    return EpubImage(data=data, path=joined, media_type=_sniff(data) or _IMAGE_TYPES[ext])
+    ext = posixpath.splitext(path)[1].lower()
+    return EpubImage(data=data, path=path, media_type=_sniff(data) or _IMAGE_TYPES[ext],
+                     form=form)
 
 
 def _sniff(data: bytes) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import posixpath
 import threading
 import time
 from collections import OrderedDict
@@ -546,38 +547,70 @@ class BookService:
             "content_trust": TRUST_NOTE})
 
     def read_entry(self, book_id: str, record_id: str, *, neighbors: int = 0,
-                   max_chars: int | None = None) -> Envelope:
-        """A record and up to ``neighbors`` records either side, in order, within max_chars."""
+                   max_chars: int | None = None, offset: int = 0) -> Envelope:
+        """A record (from ``offset``) and up to ``neighbors`` records either side, in max_chars.
+
+        The requested record comes first and is served first; its neighbours share what the
+        budget leaves, nearest first, and follow it in book order. Every record cut short or
+        left out is listed in ``data.unread`` with the offset to continue from, and
+        ``data.next`` gives the arguments of the call that continues the first of them (the
+        requested record while it is unfinished, with the same neighbours).
+        """
         if not (0 <= neighbors <= MAX_NEIGHBORS):
             raise CoreError(Code.INVALID_ARGUMENT, f"neighbors must be 0-{MAX_NEIGHBORS}.",
                             remediation="Read further with the returned next/previous ids.")
         loaded = self._load(book_id)
         rec = self._record(loaded, record_id)
+        if not (0 <= offset <= len(rec.text)):
+            raise CoreError(Code.INVALID_ARGUMENT, f"offset {offset} is outside the record "
+                            f"({len(rec.text)} characters).",
+                            remediation="Use the offset given in data.next or data.unread.")
         budget = _max_chars(max_chars)
         lo = max(0, rec.order - neighbors)
         hi = min(len(loaded.records), rec.order + neighbors + 1)
+        priority = [rec]
+        for distance in range(1, neighbors + 1):
+            priority += [loaded.records[o] for o in (rec.order - distance, rec.order + distance)
+                         if lo <= o < hi]
+        served: dict[str, tuple[int, str]] = {}
+        unread: list[dict[str, Any]] = []
+        remaining = budget
+        for r in priority:
+            start = offset if r is rec else 0
+            text = r.text[start: start + remaining]
+            remaining -= len(text)
+            if text or r is rec:
+                served[r.record_id] = (start, text)
+            if start + len(text) < len(r.text):
+                unread.append({"record_id": r.record_id, "offset": start + len(text),
+                               "total_chars": len(r.text), "relation": _relation(r, rec)})
         items: list[dict[str, Any]] = []
-        truncated = False
-        for r in loaded.records[lo:hi]:
-            remaining = budget - sum(len(i["text"]) for i in items)
-            if remaining <= 0:
-                truncated = True
-                break
-            text = r.text[:remaining]
-            truncated |= len(text) < len(r.text)
+        for r in [rec] + [r for r in loaded.records[lo:hi] if r is not rec]:
+            if r.record_id not in served:
+                continue
+            start, text = served[r.record_id]
+            end = start + len(text)
             items.append({"record_id": r.record_id, "order": r.order,
                           "heading_path": list(r.heading_path), "text": text,
-                          "total_chars": len(r.text), "truncated": len(text) < len(r.text),
-                          "is_target": r.record_id == record_id,
+                          "offset": start, "total_chars": len(r.text),
+                          "truncated": end < len(r.text),
+                          "next_offset": end if end < len(r.text) else None,
+                          "is_target": r is rec, "relation": _relation(r, rec),
                           "md_lines": [r.md_line_start, r.md_line_end],
                           **_unit_span(loaded.units, r)})
+        nxt = None
+        if unread:
+            first = unread[0]
+            nxt = {"record_id": first["record_id"], "offset": first["offset"],
+                   "neighbors": neighbors if first["record_id"] == record_id else 0}
         prev_id = loaded.records[lo - 1].record_id if lo > 0 else None
         next_id = loaded.records[hi].record_id if hi < len(loaded.records) else None
         return self._env("book_read_entry", items=items, data={
             "book_id": book_id, "version": loaded.pkg.version, "record_id": record_id,
-            "previous_record_id": prev_id, "next_record_id": next_id, "truncated": truncated,
+            "offset": offset, "previous_record_id": prev_id, "next_record_id": next_id,
+            "truncated": bool(unread), "unread": unread, "next": nxt,
             "content_trust": TRUST_NOTE,
-        }, result=ResultInfo(total=hi - lo, returned=len(items), has_more=truncated))
+        }, result=ResultInfo(total=hi - lo, returned=len(items), has_more=bool(unread)))
 
     def read_markdown(self, book_id: str, *, start_line: int | None = None,
                       end_line: int | None = None, heading: str | None = None,
@@ -707,8 +740,14 @@ class BookService:
         return env, page.png
 
     def epub_image(self, book_id: str, locator: Any, href: str) -> tuple[Envelope, bytes, str]:
-        """An image referenced by the chapter a locator points into."""
-        from .render import epub_image
+        """An image of the EPUB, named by an href in any of the forms book-agent accepts.
+
+        The href may be relative to the chapter the locator points into (as its XHTML writes
+        it), a container path (as book.md prints it) or relative to the package document (as
+        the OPF manifest writes it); it must name an image the book's chapters reference that
+        the manifest declares (checked at init).
+        """
+        from .render import IMAGE_HREF_FORMS, epub_image
 
         loc = parse_locator(locator)
         if loc.book_id != book_id:
@@ -720,11 +759,15 @@ class BookService:
             raise CoreError(Code.CAPABILITY_UNAVAILABLE, "Images are read from EPUB chapters; "
                             "this locator is not one.", remediation="Use book_render_page for "
                             "PDF pages.")
-        unit = loaded.units[loc.unit_index]
-        image = epub_image(loaded.pkg.source_file, loc.href, href,
-                           manifest_paths=set(unit.images) if unit.images else None)
+        declared = {path for unit in loaded.units for path in unit.images}
+        package_path = str(loaded.manifest.get("metadata", {}).get("package_path") or "")
+        image = epub_image(loaded.pkg.source_file, loc.href, href, manifest_paths=declared,
+                           package_dir=posixpath.dirname(package_path))
+        in_chapters = [u.href for u in loaded.units if image.path in u.images]
         env = self._env("book_read_epub_image", data={
             "book_id": book_id, "chapter": loc.href, "href": href, "path": image.path,
+            "href_form": image.form, "accepted_forms": list(IMAGE_HREF_FORMS),
+            "referenced_by": in_chapters[:10],
             "mime_type": image.media_type, "bytes": len(image.data)})
         return env, image.data, image.media_type
 
@@ -735,6 +778,12 @@ def envelope_data(env: Envelope) -> dict[str, Any]:
         raise CoreError(Code.INTERNAL_ERROR, f"{env.operation} returned no data object.",
                         remediation="Report this as a book-agent bug.")
     return env.data
+
+
+def _relation(r: Record, target: Record) -> str:
+    if r is target:
+        return "target"
+    return "previous" if r.order < target.order else "next"
 
 
 def _unit_span(units: list[SourceUnit], r: Record) -> dict[str, Any]:

@@ -10,6 +10,11 @@ the locator of the same range from the package's own text and compares every fie
 a locator whose quote, page, label, kind, chapter or hash was edited is INVALID_LOCATOR naming
 the fields, whether or not its checksum was recomputed. A locator from another version is
 STALE_LOCATOR.
+
+Matching steps over page furniture: each unit is folded with its furniture spans masked
+(:func:`.furniture.mask_furniture`), so a quote typed as the reader sees it — across a folio
+at a page break, past a note marker, through a verse line number — is found; the locator
+still spans the raw text, furniture included, and lists what it stepped over.
 """
 
 from __future__ import annotations
@@ -17,14 +22,17 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.errors import Code, CoreError
+from .furniture import MASK, mask_furniture, spans_within
 from .model import SourceUnit
-from .text import is_cjk, normalise, normalise_with_offsets
+from .text import folds_between, is_cjk, normalise, normalise_with_offsets
 
 __all__ = ["MAX_LOCATOR_CHARS", "QUOTE_CHARS", "Locator", "SourceText", "check_locator",
            "parse_locator"]
@@ -52,9 +60,14 @@ class Locator(BaseModel):
     char_start: int = Field(description="Start offset in the first unit's raw text.")
     char_end: int = Field(description="End offset (exclusive) in the last unit's raw text.")
     page_index: int | None = Field(None, description="PDF: zero-based page index.")
-    page_label: str | None = Field(None, description="PDF: printed page label.")
+    page_label: str | None = Field(
+        None, description="Printed page label where the span starts: PDF page label (or the "
+        "folio printed on the page), EPUB page list / page-break marker.")
+    page_label_inferred: bool | None = Field(
+        None, description="PDF: true when the label was inferred from the printed folios, "
+        "not read from the PDF's page labels.")
     page_end_index: int | None = None
-    page_end_label: str | None = None
+    page_end_label: str | None = Field(None, description="Printed page label where it ends.")
     href: str | None = Field(None, description="EPUB: chapter path in the container.")
     fragment: str | None = Field(None, description="EPUB: nearest id at or before the start.")
     line_start: int | None = Field(None, description="Markdown: first source line.")
@@ -62,11 +75,21 @@ class Locator(BaseModel):
     quote: str = Field(description=f"The span's raw text (first {QUOTE_CHARS} characters).")
     quote_truncated: bool = False
     span_sha256: str = Field(description="SHA-256 of the span's normalised text.")
+    stepped_over: list[dict[str, Any]] = Field(
+        default_factory=list, description="Page furniture inside the span that matching "
+        "stepped over: {kind, text, unit_index} (running heads, folios, page breaks, note "
+        "markers, line numbers).")
     checksum: str = Field(description="Integrity check over every other field.")
 
 
+_OPTIONAL = ("stepped_over", "page_label_inferred")
+"""Fields added after locators were first issued: left out of the checksum when empty, so an
+older locator (which has none of them) keeps its checksum."""
+
+
 def _checksum(fields: dict[str, Any]) -> str:
-    body = {k: v for k, v in fields.items() if k != "checksum"}
+    body = {k: v for k, v in fields.items()
+            if k != "checksum" and not (k in _OPTIONAL and v in (None, [], False))}
     canon = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()[:32]
 
@@ -93,7 +116,11 @@ def parse_locator(value: str | dict[str, Any] | Locator) -> Locator:
 
 
 class SourceText:
-    """The raw units of one package, folded once, searchable as one string across units."""
+    """The raw units of one package, folded once, searchable as one string across units.
+
+    Each unit is folded with its furniture masked; units are joined as the reader reads them
+    (a word hyphenated across a page break joins, a CJK line runs on, otherwise one space).
+    """
 
     def __init__(self, units: Sequence[SourceUnit], *, book_id: str, version: int,
                  source_sha256: str) -> None:
@@ -102,32 +129,40 @@ class SourceText:
         parts: list[str] = []
         self._unit_starts: list[int] = []  # folded position where each unit starts
         self._offsets: list[list[int]] = []
-        pos = 0
-        for unit in self.units:
-            folded, offs = normalise_with_offsets(unit.text)
-            prev = next((p for p in reversed(parts) if p), "")
-            if prev and folded:
-                if len(prev) > 1 and prev[-1] == "-" and prev[-2].isalpha() and \
-                        folded[0].isalpha():
+        self._masked: list[str] = []  # the unit text with furniture masked (same length)
+        last = -1  # the last unit with folded text
+        for n, unit in enumerate(self.units):
+            masked = mask_furniture(unit.text, unit.furniture) if unit.furniture else unit.text
+            folded, offs = normalise_with_offsets(masked)
+            if last >= 0 and folded:
+                prev = parts[last]
+                if self._hyphenated(last, prev) and folded[0].isalpha():
                     # A word hyphenated across a page break: drop the hyphen, join the halves.
-                    self._drop_last_folded_char(parts)
-                    pos -= 1
-                elif not (is_cjk(prev[-1]) and is_cjk(folded[0])):
-                    parts.append(" ")
-                    pos += 1
-            self._unit_starts.append(pos)
+                    parts[last] = prev[:-1]
+                    self._offsets[last] = self._offsets[last][:-2] + self._offsets[last][-1:]
+                elif not (prev[-1] in _NO_SPACE_AFTER or folded[0] in _NO_SPACE_BEFORE
+                          or prev.endswith("...") or folded.startswith("...")
+                          or (is_cjk(prev[-1]) and is_cjk(folded[0]))):
+                    parts[last] += " "
+                    self._offsets[last].insert(-1, self._offsets[last][-1])
+            self._unit_starts.append(0)
             self._offsets.append(offs)
+            self._masked.append(masked)
             parts.append(folded)
-            pos += len(folded)
+            if folded:
+                last = n
+        # Unit starts follow the parts as finally joined (a join changes the earlier part).
+        pos = 0
+        for n, part in enumerate(parts):
+            self._unit_starts[n] = pos
+            pos += len(part)
         self.folded = "".join(parts)
 
-    def _drop_last_folded_char(self, parts: list[str]) -> None:
-        for i in range(len(parts) - 1, -1, -1):
-            if parts[i]:
-                parts[i] = parts[i][:-1]
-                offs = self._offsets[-1]
-                self._offsets[-1] = offs[:-2] + offs[-1:]
-                return
+    def _hyphenated(self, u: int, folded: str) -> bool:
+        """Unit ``u`` ends in a hyphen proper after a letter (not a dash)."""
+        if len(folded) < 2 or folded[-1] != "-" or not folded[-2].isalpha():
+            return False
+        return self._masked[u][self._offsets[u][-2]] in _HYPHENS
 
     # ------------------------------------------------------------------ positions
     def _unit_at(self, pos: int) -> int:
@@ -145,11 +180,21 @@ class SourceText:
         if last < 0:
             return u, 0
         # One past the raw cluster of the last folded character (an NFKC expansion such as
-        # "ﬁ" → "fi" maps both characters to one raw position).
-        return u, max(offs[last + 1], offs[last] + 1)
+        # "ﬁ" → "fi" maps both characters to one raw position; combining marks stay with
+        # their letter), without the whitespace or furniture that follows it.
+        lo = offs[last] + 1
+        stop = max(offs[last + 1], lo)
+        masked = self._masked[u]
+        while stop > lo and (masked[stop - 1].isspace() or masked[stop - 1] in _TRIM):
+            stop -= 1
+        return u, stop
 
     def find(self, text: str, *, unit_range: tuple[int, int] | None = None) -> tuple[str, list]:
         """All occurrences of ``text`` (folded) as raw spans, optionally within a unit range.
+
+        A hyphen between letters in ``text`` also matches where the book has none (a
+        compound the book broke at a line end). :meth:`match_folds` says which folds a match
+        needed.
 
         Returns:
             (folded query, [((unit, char), (unit, char)), ...]) in reading order.
@@ -163,13 +208,55 @@ class SourceText:
             a, b = unit_range
             lo = self._unit_starts[a] if 0 <= a < len(self.units) else len(self.folded)
             hi = self._unit_starts[b + 1] if b + 1 < len(self.units) else len(self.folded)
-        spans = []
-        start = self.folded.find(needle, lo, hi)
-        while start != -1 and start + len(needle) <= hi:
-            spans.append((self._raw_pos(start, end=False),
-                          self._raw_pos(start + len(needle), end=True)))
-            start = self.folded.find(needle, start + 1, hi)
+        found: list[tuple[int, int]] = []
+        if _COMPOUND.search(needle):
+            pieces = _COMPOUND.split(needle)
+            pattern = re.compile("(?=(" + "-?".join(map(re.escape, pieces)) + "))")
+            found = [m.span(1) for m in pattern.finditer(self.folded, lo, hi)]
+        else:
+            start = self.folded.find(needle, lo, hi)
+            while start != -1 and start + len(needle) <= hi:
+                found.append((start, start + len(needle)))
+                start = self.folded.find(needle, start + 1, hi)
+        spans = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in found]
         return needle, spans
+
+    def match_folds(self, text: str, spans: Sequence) -> list[str]:
+        """The folds (:data:`.text.FOLD_NAMES`) that ``text`` needed to match ``spans``.
+
+        E.g. ``["punctuation"]`` when a straight apostrophe matched the book's ’, or
+        ``["kanji_variant"]`` for 假 against 仮; empty when the text matched as typed (case
+        and whitespace aside). Computed on the first few spans.
+        """
+        names: list[str] = []
+        for start, end in list(spans)[:5]:
+            found = self._masked_span(start, end).replace(MASK, "")
+            for name in folds_between(text, found):
+                if name not in names:
+                    names.append(name)
+        return names
+
+    def stepped_over(self, start: tuple[int, int], end: tuple[int, int]) -> list[dict]:
+        """The furniture inside a raw span: ``{"kind", "text", "unit_index"}`` in order."""
+        (u0, c0), (u1, c1) = start, end
+        out = []
+        for u in range(u0, u1 + 1):
+            unit = self.units[u]
+            if not unit.furniture:
+                continue
+            lo, hi = (c0 if u == u0 else 0), (c1 if u == u1 else len(unit.text))
+            for s, e, kind in spans_within(unit.furniture, lo, hi):
+                if e > s:
+                    out.append({"kind": kind, "text": unit.text[s:e], "unit_index": u})
+        return out
+
+    def _masked_span(self, start: tuple[int, int], end: tuple[int, int]) -> str:
+        (u0, c0), (u1, c1) = start, end
+        pieces = []
+        for u in range(u0, u1 + 1):
+            text = self._masked[u]
+            pieces.append(text[c0 if u == u0 else 0: c1 if u == u1 else len(text)])
+        return "\n".join(pieces)
 
     # ------------------------------------------------------------------ locators
     def span_text(self, start: tuple[int, int], end: tuple[int, int]) -> str:
@@ -197,18 +284,39 @@ class SourceText:
             "char_end": c1,
             "quote": raw[:QUOTE_CHARS],
             "quote_truncated": len(raw) > QUOTE_CHARS,
-            "span_sha256": hashlib.sha256(normalise(raw).encode("utf-8")).hexdigest(),
+            "span_sha256": hashlib.sha256(_span_fold(raw).encode("utf-8")).hexdigest(),
+            "stepped_over": self.stepped_over(start, end),
         }
         if first.kind == "pdf_page":
-            fields.update(page_index=first.index, page_label=first.label,
-                          page_end_index=last.index, page_end_label=last.label)
+            fields.update(page_index=first.index, page_label=_label(first.label),
+                          page_end_index=last.index, page_end_label=_label(last.label),
+                          page_label_inferred=True if (
+                              (first.label and first.label_inferred)
+                              or (last.label and last.label_inferred)) else None)
         elif first.kind == "epub_chapter":
             before = [fid for fid, off in first.anchors if off <= c0]
-            fields.update(href=first.href, fragment=before[-1] if before else None)
+            fields.update(href=first.href, fragment=before[-1] if before else None,
+                          page_label=self._page_mark(u0, c0, inclusive=True),
+                          page_end_label=self._page_mark(u1, c1, inclusive=c1 == c0))
         else:
             fields.update(line_start=first.line_start, line_end=last.line_end)
         loc = Locator(**fields, checksum="")
         return loc.model_copy(update={"checksum": _checksum(loc.model_dump(mode="json"))})
+
+    def _page_mark(self, u: int, offset: int, *, inclusive: bool) -> str | None:
+        """The printed page at ``offset`` of EPUB unit ``u``: its last page mark at (or, for
+        an exclusive end, before) the offset, else the last mark of an earlier chapter; None
+        when the chapter has no page marks."""
+        marks = self.units[u].page_marks
+        if not marks:
+            return None
+        here = [label for off, label in marks if off < offset or (inclusive and off == offset)]
+        if here:
+            return _label(here[-1])
+        for v in range(u - 1, -1, -1):
+            if self.units[v].page_marks:
+                return _label(self.units[v].page_marks[-1][1])
+        return None
 
     def candidate(self, start, end) -> dict[str, Any]:
         """A locate candidate: the locator and a little context."""
@@ -256,7 +364,9 @@ def check_locator(loc: Locator, source: SourceText) -> tuple[tuple[int, int], tu
                        fields=["char_start", "char_end"])
     given = loc.model_dump(mode="json")
     truth = source.locator(start, end).model_dump(mode="json")
-    differ = [k for k in truth if k != "checksum" and given.get(k) != truth[k]]
+    absent = {k for k in _OPTIONAL if k not in loc.model_fields_set}
+    differ = [k for k in truth if k != "checksum" and k not in absent
+              and given.get(k) != truth[k]]
     if differ:
         raise _invalid(
             f"{', '.join(differ)} {'differs' if len(differ) == 1 else 'differ'} from what the "
@@ -272,3 +382,68 @@ def _invalid(why: str, *, fields: list[str] | None = None) -> CoreError:
                      details={"fields": fields} if fields else None,
                      remediation="Pass the locator exactly as book_locate_source returned it, "
                      "or locate the passage again.")
+
+
+_HYPHENS = frozenset("-\u2010\u2011")
+_NO_SPACE_AFTER = frozenset("-'\"")
+_NO_SPACE_BEFORE = frozenset("-'\";:!?")
+_TRIM = frozenset(MASK + "\u00ad\u200c\u200d\u2060\ufeff")
+_COMPOUND = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
+def _label(label: str | None) -> str | None:
+    return label if label and label != "None" else None
+
+
+# ---------------------------------------------------------------------- the span hash fold
+# Frozen: the normalisation ``span_sha256`` was first computed with. The search fold keeps
+# improving (text.py); a locator's hash must not change with it, or every locator issued
+# before would stop verifying.
+_SPAN_DROP = frozenset(
+    "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+    "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+
+
+def _span_fold(text: str) -> str:
+    chars: list[str] = []
+    offs: list[int] = []
+    start, n = 0, len(text)
+    while start < n:
+        end = start + 1
+        while end < n and unicodedata.combining(text[end]):
+            end += 1
+        cluster = text[start:end]
+        if cluster[0] not in _SPAN_DROP:
+            for ch in unicodedata.normalize("NFKC", cluster).casefold():
+                if ch not in _SPAN_DROP:
+                    chars.append(" " if ch.isspace() else ch)
+                    offs.append(start)
+        start = end
+    out: list[str] = []
+    i, n = 0, len(chars)
+    while i < n:
+        ch = chars[i]
+        if ch in _HYPHENS and out and out[-1].isalpha():
+            j = i + 1
+            while j < n and chars[j] == " ":
+                j += 1
+            if j < n and chars[j].isalpha() and (
+                    j == i + 1 or "\n" in text[offs[i]:offs[j]]):
+                i = j
+                continue
+        if ch == " ":
+            j = i
+            while j < n and chars[j] == " ":
+                j += 1
+            prev = out[-1] if out else ""
+            nxt = chars[j] if j < n else ""
+            if prev and nxt and not (is_cjk(prev) and is_cjk(nxt)):
+                out.append(" ")
+            i = j
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)

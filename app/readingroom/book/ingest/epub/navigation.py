@@ -8,7 +8,9 @@ Entries pointing at ``#fragments`` get the fragment's offset in the unit.
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from ....core.xmlsafe import XmlParseError
 from ...model import SourceUnit, TocEntry
@@ -21,8 +23,15 @@ if TYPE_CHECKING:
     from .reader import _Reader
 
 __all__ = [
+    "CfiPoint",
+    "cfi_points",
     "contents",
+    "page_list",
+    "page_targets",
 ]
+
+_HEADING = "\x00heading"
+"""The target of a nav entry without a link (a ``<span>`` heading a group)."""
 
 def contents(
     reader: _Reader,
@@ -52,8 +61,11 @@ def contents(
             if heading
         ]
     by_index = {unit.index: dict(unit.anchors) for unit in units}
-    toc: list[TocEntry] = []
+    placed: list[tuple[int, str, int, int, str | None] | None] = []
     for level, title, target, fragment in links:
+        placed.append(None)
+        if target == _HEADING:
+            continue
         if target is None:
             reader.warn(f"Contents entry {title!r} links outside the book; skipped.")
             continue
@@ -72,18 +84,45 @@ def contents(
                 reader.warn(f"Contents entry {title!r}: no #{fragment} in {target}.")
             else:
                 offset = found
-        toc.append(TocEntry(title, level, index, offset, fragment or None))
+        placed[-1] = (level, title, index, offset, fragment or None)
+    toc: list[TocEntry] = []
+    for i, (level, title, target, _fragment) in enumerate(links):
+        entry = placed[i]
+        if entry is not None:
+            toc.append(TocEntry(entry[1], entry[0], entry[2], entry[3], entry[4]))
+            continue
+        if target != _HEADING:
+            continue
+        # A heading without a link starts where its first linked descendant does, so the
+        # descendants keep it as their parent (records keep equal positions in this order).
+        child = None
+        for j in range(i + 1, len(links)):
+            if links[j][0] <= level:
+                break
+            if placed[j] is not None:
+                child = placed[j]
+                break
+        if child is None:
+            reader.warn(f"Contents heading {title!r} has no linked entry under it; skipped.")
+            continue
+        toc.append(TocEntry(title, level, child[2], child[3]))
     return toc
 
 
-def _nav_links(reader: _Reader, item: _Item) -> list[_Link]:
+def _nav_root(reader: _Reader, item: _Item) -> Any | None:
     if not reader.container.has(item.path):
         reader.warn(f"The nav document {item.path} is missing from the archive.")
-        return []
+        return None
     try:
-        root = reader.document(item.path, "nav document", content=True).root
+        return reader.document(item.path, "nav document", content=True).root
     except XmlParseError:
         reader.warn(f"The nav document {item.path} is not readable.")
+        return None
+
+
+def _nav_links(reader: _Reader, item: _Item) -> list[_Link]:
+    root = _nav_root(reader, item)
+    if root is None:
         return []
     navs = list(_descendants(root, "nav"))
     chosen = next(
@@ -144,6 +183,10 @@ def _walk_nav_list(ol: Any, level: int, doc_path: str, links: list[_Link]) -> No
         if label is not None and _local(label) == "a":
             title = _text_of(label) or (label.get("title") or "").strip()
             links.append(_link(level, title, label.get("href") or "", doc_path))
+        elif label is not None:
+            title = _text_of(label) or (label.get("title") or "").strip()
+            if title:
+                links.append((level, title, _HEADING, None))
         for sub in li:
             if _local(sub) in ("ol", "ul"):
                 _walk_nav_list(sub, level + 1, doc_path, links)
@@ -157,3 +200,111 @@ def _walk_nav_points(parent: Any, level: int, doc_path: str, links: list[_Link])
         href = (content.get("src") if content is not None else None) or ""
         links.append(_link(level, title, href, doc_path))
         _walk_nav_points(point, level + 1, doc_path, links)
+
+
+_CFI = re.compile(r"epubcfi\((.*)\)$")
+_CFI_STEP = re.compile(r"/(\d+)(?:\[([^\]]*)\])?")
+_CFI_OFFSET = re.compile(r":(\d+)")
+
+CfiPoint = tuple[tuple[tuple[int, str | None], ...], int]
+"""A CFI inside one document: its steps (``(index, id assertion)``) and character offset."""
+
+
+def page_targets(reader: _Reader, package: _Package) -> list[tuple[str, str, str]]:
+    """The nav page list (or the NCX ``pageList``) as ``(label, href, document path)``."""
+    nav = next((i for i in package.manifest.values() if "nav" in i.properties), None)
+    targets: list[tuple[str, str, str]] = []
+    if nav is not None:
+        root = _nav_root(reader, nav)
+        if root is not None:
+            for element in _descendants(root, "nav"):
+                if "page-list" in (_attr(element, "epub:type") or "").split() or (
+                    element.get("role") or ""
+                ) == "doc-pagelist":
+                    for a in _descendants(element, "a"):
+                        targets.append((_text_of(a), a.get("href") or "", nav.path))
+                    break
+    if targets:
+        return targets
+    ncx = package.manifest.get(package.toc_id or "") or next(
+        (i for i in package.manifest.values() if i.media_type == "application/x-dtbncx+xml"),
+        None,
+    )
+    if ncx is None or not reader.container.has(ncx.path):
+        return targets
+    try:
+        root = reader.document(ncx.path, "NCX").root
+    except XmlParseError:
+        return targets
+    for target in _descendants(root, "pagetarget"):
+        label = _first(target, "navlabel")
+        content = _first(target, "content")
+        if content is not None:
+            title = _text_of(label) if label is not None else ""
+            targets.append((title, content.get("src") or "", ncx.path))
+    return targets
+
+
+def cfi_points(
+    targets: list[tuple[str, str, str]], package: _Package
+) -> dict[str, list[tuple[CfiPoint, str]]]:
+    """Page-list entries given as EPUB CFIs, by the container path of the chapter they name."""
+    points: dict[str, list[tuple[CfiPoint, str]]] = {}
+    for label, href, _doc in targets:
+        found = _CFI.match(unquote(href.split("#", 1)[1])) if "#" in href else None
+        if found is None or not label or "!" not in found.group(1):
+            continue
+        spine_part, doc_part = found.group(1).split("!", 1)
+        spine_steps = _CFI_STEP.findall(spine_part)
+        if len(spine_steps) != 2:
+            continue
+        position = int(spine_steps[1][0]) // 2 - 1
+        if not 0 <= position < len(package.spine):
+            continue
+        item = package.manifest.get(package.spine[position][0])
+        steps = []
+        rest = doc_part
+        while (step := _CFI_STEP.match(rest)) is not None:
+            steps.append((int(step.group(1)), step.group(2).split(",")[0] or None
+                          if step.group(2) else None))
+            rest = rest[step.end():]
+        offset = _CFI_OFFSET.match(rest)
+        if item is None or not steps:
+            continue
+        point = (tuple(steps), int(offset.group(1)) if offset else 0)
+        points.setdefault(item.path, []).append((point, label))
+    return points
+
+
+def page_list(
+    reader: _Reader,
+    targets: list[tuple[str, str, str]],
+    units: list[SourceUnit],
+    chapters: dict[str, int],
+    cfi_placed: int,
+) -> dict[int, list[tuple[int, str]]]:
+    """The page list's ``#fragment`` entries as unit → ``(offset, label)``.
+
+    CFI entries were placed while their chapters were read (``cfi_placed`` of them); every
+    entry placed neither way is counted in a warning.
+    """
+    marks: dict[int, list[tuple[int, str]]] = {}
+    unplaced = 0
+    cfis = 0
+    for label, href, doc_path in targets:
+        if "#epubcfi(" in href:
+            cfis += 1
+            continue
+        target, fragment = _resolve(posixpath.dirname(doc_path), href)
+        index = chapters.get(target or "")
+        offset = None
+        if index is not None:
+            offset = dict(units[index].anchors).get(fragment) if fragment else 0
+        if index is None or offset is None or not label:
+            unplaced += 1
+            continue
+        marks.setdefault(index, []).append((offset, label))
+    unplaced += max(0, cfis - cfi_placed)
+    if unplaced:
+        reader.warn(f"{unplaced} page-list entries point at no place in a chapter; skipped.")
+    return marks

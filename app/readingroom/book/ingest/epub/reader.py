@@ -6,7 +6,7 @@ import codecs
 import posixpath
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +24,9 @@ from .document import (
     _TooDeep,
     _UnsafeDoctype,
 )
-from .markdown import _MarkdownRenderer
-from .navigation import contents
+from .navigation import CfiPoint, cfi_points, contents, page_list, page_targets
 from .package import _Images, _Package, check_encryption, read_package
-from .text import _HEADINGS, _VERTICAL, _css_vertical, _text_of, _TextBuilder
+from .text import _HEADINGS, _VERTICAL, _Built, _css_vertical, _text_of, _TextBuilder
 
 __all__ = [
     "read_epub",
@@ -57,10 +56,8 @@ def read_epub(path: Path, *, progress: Callable[[int, int], None] | None = None)
 
 @dataclass
 class _Chapter:
-    text: str
-    anchors: dict[str, int]
+    built: _Built
     images: list[str]
-    markdown: str
     first_heading: str | None
     vertical: bool
 
@@ -74,6 +71,9 @@ class _Reader:
         self.progress = progress
         self.warnings: list[str] = []
         self._css: dict[str, str] = {}
+        self._spine_paths: set[str] = set()
+        self._cfi: dict[str, list[tuple[CfiPoint, str]]] = {}
+        self._cfi_placed = 0
 
     def warn(self, message: str) -> None:
         if message not in self.warnings and len(self.warnings) < 200:
@@ -122,6 +122,11 @@ class _Reader:
         check_encryption(self)
         package = read_package(self)
         manifest_paths = {item.path for item in package.manifest.values()}
+        pages = page_targets(self, package)
+        self._cfi = cfi_points(pages, package)
+        self._spine_paths = {
+            package.manifest[idref].path for idref, _ in package.spine if idref in package.manifest
+        }
         units: list[SourceUnit] = []
         chapters: dict[str, int] = {}
         headings: list[str | None] = []
@@ -169,6 +174,9 @@ class _Reader:
                 "kept in spine order."
             )
         toc = contents(self, package, units, chapters, manifest_paths, headings)
+        units = _with_page_list(
+            units, page_list(self, pages, units, chapters, self._cfi_placed)
+        )
         metadata = {"epub_version": package.version, "package_path": package.path}
         if package.direction:
             metadata["page_progression_direction"] = package.direction
@@ -203,6 +211,7 @@ class _Reader:
                 href=item.path,
                 images=(item.path,),
                 markdown=f"![]({item.path})",
+                blocks=((0, 0, f"![]({item.path})"),),
             )
             return unit, None
         try:
@@ -212,36 +221,57 @@ class _Reader:
             return None
         if parsed.html_fallback:
             self.warn(f"Chapter {item.path} is not well-formed XHTML; read as HTML.")
-        chapter = self.chapter(parsed.root, item.path, manifest_paths)
+        chapter = self.chapter(parsed.root, item.path, manifest_paths, index)
+        built = chapter.built
+        contents_page = (
+            "nav" in item.properties
+            or item.media_type == "application/x-dtbncx+xml"
+            or built.contents
+        )
         unit = SourceUnit(
             kind="epub_chapter",
             index=index,
-            text=chapter.text,
+            text=built.text,
             label=idref,
             href=item.path,
             writing_mode="vertical" if chapter.vertical else "horizontal",
-            anchors=tuple(chapter.anchors.items()),
+            anchors=tuple(built.anchors.items()),
             images=tuple(chapter.images),
-            markdown=chapter.markdown,
+            markdown="\n\n".join(md for _s, _e, md in built.blocks),
+            role="contents" if contents_page else "body",
+            furniture=built.furniture,
+            page_marks=built.page_marks,
+            blocks=built.blocks,
         )
         return unit, chapter.first_heading
 
-    def chapter(self, root: Any, path: str, manifest_paths: set[str]) -> _Chapter:
+    def chapter(self, root: Any, path: str, manifest_paths: set[str], index: int) -> _Chapter:
         base = posixpath.dirname(path)
         body = _first(root, "body")
         if body is None:
             body = root
         images = _Images(self, base, manifest_paths)
-        builder = _TextBuilder(images)
+        spine_paths = self._spine_paths
+        links: dict[str, bool] = {}
+
+        def is_chapter_link(href: str) -> bool:
+            found = links.get(href)
+            if found is None:
+                target, _ = _resolve(base, href)
+                found = links[href] = bool(target) and target != path and target in spine_paths
+            return found
+
+        builder = _TextBuilder(images, note_prefix=f"{index + 1}.",
+                               is_chapter_link=is_chapter_link)
+        if path in self._cfi:
+            builder.watch = _cfi_watch(root, self._cfi.pop(path))
+            self._cfi_placed += sum(len(v) for v in builder.watch.values())
         builder.walk(body)
-        text, anchors = builder.finish()
-        markdown = _MarkdownRenderer(images).render(body)
+        built = builder.finish()
         heading = next(
             (t for el in body.iter() if _local(el) in _HEADINGS and (t := _text_of(el))), None
         )
-        return _Chapter(
-            text, anchors, images.found, markdown, heading, self.vertical(root, body, base)
-        )
+        return _Chapter(built, images.found, heading, self.vertical(root, body, base))
 
     def vertical(self, root: Any, body: Any, base: str) -> bool:
         """True when the chapter's CSS sets vertical writing on its root or body."""
@@ -267,3 +297,56 @@ class _Reader:
         return self._css[name]
 
     # -- contents --
+
+
+def _with_page_list(
+    units: list[SourceUnit], marks: dict[int, list[tuple[int, str]]]
+) -> list[SourceUnit]:
+    """The units with the page list's marks merged into their page-break marks."""
+    if not marks:
+        return units
+    out = list(units)
+    for index, found in marks.items():
+        unit = out[index]
+        merged = sorted(set(unit.page_marks) | set(found))
+        out[index] = replace(unit, page_marks=tuple(merged))
+    return out
+
+
+def _cfi_watch(
+    root: Any, points: list[tuple[CfiPoint, str]]
+) -> dict[Any, list[tuple[int, int, str]]]:
+    """CFI points as ``element → [(text chunk, character offset, label)]`` for the walk.
+
+    Chunk ``k`` is the text before the element's ``k``-th child element (0: its own text);
+    ``-1`` is the element's start. An id assertion wins over a step index that disagrees.
+    """
+    watch: dict[Any, list[tuple[int, int, str]]] = {}
+    ids: dict[str, Any] | None = None
+    for (steps, offset), label in points:
+        element = root
+        chunk = -1
+        for i, (step, ident) in enumerate(steps):
+            if step % 2:
+                if i == len(steps) - 1:
+                    chunk = (step - 1) // 2
+                else:
+                    element = None
+                break
+            kids = [c for c in element if isinstance(c.tag, str)]
+            k = step // 2 - 1
+            found = kids[k] if 0 <= k < len(kids) else None
+            if ident and (found is None or found.get("id") != ident):
+                if ids is None:
+                    ids = {
+                        el.get("id"): el
+                        for el in root.iter()
+                        if isinstance(el.tag, str) and el.get("id")
+                    }
+                found = ids.get(ident, found)
+            element = found
+            if element is None:
+                break
+        if element is not None:
+            watch.setdefault(element, []).append((chunk, offset if chunk >= 0 else 0, label))
+    return watch

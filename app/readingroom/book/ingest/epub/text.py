@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...text import is_cjk
 from .document import _local
+from .markdown import _BREAK, _code, _combine, _Frame, _leaf, _md_escape, _note_ref
 
 if TYPE_CHECKING:
     from .package import _Images
@@ -19,6 +21,8 @@ _XLINK = "http://www.w3.org/1999/xlink"
 
 _HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
 _TOKENS = re.compile(r"[ \t\n\r\f]+|[^ \t\n\r\f]+")
+_WORD = re.compile(r"[^ \t\n\r\f]+")
+_WS = " \t\n\r\f"
 
 _SKIP = frozenset({"script", "style", "head", "title", "template", "noscript", "rt", "rp"})
 _BLOCKS = frozenset(
@@ -92,6 +96,53 @@ def _image_href(element: Any) -> str | None:
     return None
 
 
+# --- furniture -------------------------------------------------------------------------------
+
+_OPS_TYPE = "{http://www.idpf.org/2007/ops}type"
+_PAGE_TYPES = frozenset({"pagebreak"})
+_PAGE_ROLES = frozenset({"doc-pagebreak"})
+# Project Gutenberg's page anchors (``<a class="pageno" title="[Pg 32]">``, ``<span
+# class="pagenum">[12]</span>``); no EPUB vocabulary names line numbers, so verse line
+# numbers are known by the class names e-book producers give them.
+_PAGE_CLASSES = frozenset({"pageno", "pagenum", "page-number", "pagenumber"})
+_LINE_CLASSES = frozenset(
+    {"linenum", "linenumber", "line-number", "line-num", "lineno", "line-no", "lnum", "linenr"}
+)
+_NOTE_TYPES = frozenset({"footnote", "endnote", "note", "rearnote"})
+_NOTE_ROLES = frozenset({"doc-footnote", "doc-endnote"})
+_NOTE_REF_CHARS = re.compile(r"[\s\[\]()]+")
+_PAGE_LABEL = re.compile(
+    r"^\W*(?:(?:page|pg|pp?)\.?\s*(?=[0-9ivxlcdm]+\W*$))?(.+?)\W*$", re.IGNORECASE
+)
+_CONTENTS_TYPES = frozenset({"toc", "landmarks", "page-list"})
+_CONTENTS_ROLES = frozenset({"doc-toc", "doc-pagelist"})
+
+
+def _epub_type(element: Any) -> str:
+    return element.get(_OPS_TYPE) or element.get("epub:type") or ""
+
+
+def _page_label(element: Any) -> str | None:
+    """A page-break marker's printed page label (title, aria-label, text, id)."""
+    for raw in (element.get("title"), element.get("aria-label"), _text_of(element)):
+        if raw and raw.strip():
+            found = _PAGE_LABEL.match(raw.strip())
+            label = found.group(1) if found else raw.strip()
+            return label[:40]
+    return None
+
+
+def _short_link_text(element: Any) -> str | None:
+    """The visible text of a note marker (``1``, ``*``, ``iv``), None if it is not short."""
+    text = _NOTE_REF_CHARS.sub("", "".join(_text_nodes(element)))
+    return text if 0 < len(text) <= 6 else None
+
+
+def _is_contents_element(element: Any) -> bool:
+    types = set(_epub_type(element).split())
+    return bool(types & _CONTENTS_TYPES) or (element.get("role") or "") in _CONTENTS_ROLES
+
+
 # --- text ------------------------------------------------------------------------------------
 
 
@@ -99,10 +150,20 @@ def _cjk_like(ch: str) -> bool:
     return is_cjk(ch) or 0x3000 < ord(ch) <= 0x303F or 0xFF01 <= ord(ch) <= 0xFF65
 
 
-class _TextBuilder:
-    """Raw text in document order, HTML whitespace rules applied, with anchor offsets."""
+_GROUPS = {"ul": "list", "ol": "list", "li": "item", "blockquote": "quote", "table": "table",
+           "tr": "row", "td": "cell", "th": "cell", "caption": "caption"}
 
-    def __init__(self, images: _Images) -> None:
+
+class _TextBuilder:
+    """Raw text in document order, HTML whitespace rules applied, with anchor offsets.
+
+    The same pass marks furniture (page-break markers, note references, verse line numbers),
+    page marks, and the Markdown blocks with their raw spans, so none of them can drift from
+    the raw text.
+    """
+
+    def __init__(self, images: _Images, *, note_prefix: str = "",
+                 is_chapter_link: Callable[[str], bool] | None = None) -> None:
         self.images = images
         self.parts: list[str] = []
         self.length = 0
@@ -111,6 +172,38 @@ class _TextBuilder:
         self.space_breaks_line = False
         self.anchors: dict[str, int] = {}
         self.pending: list[str] = []
+        self.note_prefix = note_prefix
+        self.is_chapter_link = is_chapter_link
+        # furniture and page marks
+        self.furniture: list[tuple[int, int, str]] = []
+        self.page_marks: list[tuple[int, str]] = []
+        self.pending_marks: list[str] = []
+        self.furniture_depth = 0
+        self.furniture_start: int | None = None
+        self.note_labels: dict[str, str] = {}
+        # contents detection: characters inside links to other chapters
+        self.link_depth = 0
+        self.link_chars = 0
+        self.links = 0
+        self.chars = 0
+        self.contents_depth = 0
+        self.contents_chars = 0
+        # Markdown: the open containers, the current leaf and its raw span
+        self.frames: list[_Frame] = [_Frame("root")]
+        self.leaf: list[str] = []
+        self.leaf_start: int | None = None
+        self.leaf_end = 0
+        self.heading = 0
+        self.pre_leaf = False
+        self.md_quiet = 0
+        self.md_insert: str | None = None
+        self.md_open: list[str] = []
+        self.md_pending: list[str] = []
+        self.code_depth = 0
+        self.watch: dict[Any, list[tuple[int, int, str]]] = {}
+        """Page-list points inside the chapter (EPUB CFIs): element → (chunk, offset, label)."""
+
+    # -- the walk --
 
     def walk(self, element: Any, pre: bool = False) -> None:
         name = _local(element)
@@ -122,40 +215,182 @@ class _TextBuilder:
                 self.pending.append(value)
         href = _image_href(element)
         if href is not None:
-            self.images.resolve(href)
+            self.image(element, href)
+        contents = _is_contents_element(element)
+        self.contents_depth += contents
+        furniture = self.furniture_kind(element, name) if not self.furniture_depth else None
+        if furniture is not None:
+            self.open_furniture(element, furniture)
+        group = _GROUPS.get(name)
+        if group is None and self.note_label_of(element, name) is not None:
+            group = "note"
         block = name in _BLOCKS
         if block:
             self.newline()
+        if block or group is not None:
+            self.flush()
+            if group is not None:
+                frame = _Frame(group, ordered=name == "ol")
+                if group == "note":
+                    frame.label = self.note_label_of(element, name)
+                self.frames.append(frame)
+            if name in _HEADINGS:
+                self.heading = _HEADINGS[name]
         if name == "br":
             self.hard_break()
         elif name in _CELLS and self.last not in ("", "\n"):
             self.space = True
+        elif name == "hr":
+            self.rule()
+        if name == "pre" and not pre:
+            self.pre_leaf = True
         pre = pre or name == "pre"
-        if element.text:
-            self.add(element.text, pre)
-        for child in element:
-            self.walk(child, pre)
-            if child.tail:
-                self.add(child.tail, pre)
+        marker = _INLINE_MARKS.get(name) if not pre and not self.code_depth else None
+        if marker == "`" and "`" in "".join(_text_nodes(element)):
+            marker = None  # a backtick inside code: plain escaped text reads better
+        if marker is not None:
+            self.md_pending.append(marker)
+            self.code_depth += marker == "`"
+        link = self.is_chapter_link is not None and name == "a" and self.chapter_link(element)
+        self.link_depth += link
+        self.links += link
+        watched = self.watch.get(element) if self.watch else None
+        if watched:
+            self.pending_marks.extend(label for chunk, _o, label in watched if chunk < 0)
+            self.walk_watched(element, pre, watched)
+        else:
+            if element.text:
+                self.add(element.text, pre)
+            for child in element:
+                self.walk(child, pre)
+                if child.tail:
+                    self.add(child.tail, pre)
+        self.link_depth -= link
+        self.contents_depth -= contents
+        if marker is not None:
+            self.close_mark(marker)
+            self.code_depth -= marker == "`"
         if block:
             self.newline()
+        if block or group is not None:
+            self.flush()
+            if group is not None:
+                frame = self.frames.pop()
+                parent = self.frames[-1]
+                parent.pieces.extend(_combine(frame, parent))
+            self.heading = 0
+            self.pre_leaf = False
+        if furniture is not None:
+            self.close_furniture(furniture)
 
-    def add(self, text: str, pre: bool) -> None:
+    def walk_watched(self, element: Any, pre: bool,
+                     watched: list[tuple[int, int, str]]) -> None:
+        """The walk of an element with page-list points in its text chunks."""
+        done: set[int] = set()
+        self.add_marked(element.text, pre, watched, 0, done)
+        chunk = 0
+        for child in element:
+            self.walk(child, pre)
+            if isinstance(child.tag, str):
+                chunk += 1
+            self.add_marked(child.tail, pre, watched, chunk, done)
+
+    def add_marked(self, text: str | None, pre: bool, watched: list[tuple[int, int, str]],
+                   chunk: int, done: set[int]) -> None:
+        marks = [] if chunk in done else sorted((o, lb) for c, o, lb in watched if c == chunk)
+        done.add(chunk)
+        if not marks:
+            if text:
+                self.add(text, pre)
+        elif text:
+            self.add(text, pre, marks)
+        else:
+            self.pending_marks.extend(label for _o, label in marks)
+
+    def chapter_link(self, element: Any) -> bool:
+        href = element.get("href")
+        return bool(href) and self.is_chapter_link is not None and self.is_chapter_link(href)
+
+    def add(self, text: str, pre: bool, marks: list[tuple[int, str]] | None = None) -> None:
+        if marks:
+            # a page begins at the first word at or after each marked character offset
+            if pre:
+                self.pending_marks.extend(label for _o, label in marks)
+                marks = None
+            else:
+                return self.add_with_marks(text, marks)
         if pre:
             for line_no, line in enumerate(text.split("\n")):
                 if line_no:
                     self.hard_break()
                 if line:
-                    self.emit(line, spaced=False)
+                    self.emit(line, line, spaced=False)
             return
-        for token in _TOKENS.findall(text):
+        body = text.lstrip(_WS)
+        if len(body) != len(text):
+            lead = text[: len(text) - len(body)]
+            self.space = True
+            self.space_breaks_line = self.space_breaks_line or "\n" in lead or "\r" in lead
+        if not body:
+            return
+        core = body.rstrip(_WS)
+        first = _WORD.match(core).group(0)  # type: ignore[union-attr]
+        plain = self.md_quiet or self.code_depth
+        self.emit(first, first if plain else _md_escape(first), spaced=True)
+        rest = core[len(first) :]
+        if rest:
+            if ("\n" in rest or "\r" in rest) and not rest.isascii():
+                self.add_tokens(rest)  # the CJK line-break rule needs each boundary
+            else:
+                # the first word took the pending anchors, marks and furniture start; the
+                # rest of the text node is one collapsed run (speed: no per-word calls)
+                run = _HTML_SPACE.sub(" ", rest)
+                self.parts.append(run)
+                self.length += len(run)
+                self.chars += len(run)
+                if self.link_depth:
+                    self.link_chars += len(run)
+                if self.contents_depth:
+                    self.contents_chars += len(run)
+                if not self.md_quiet:
+                    self.leaf.append(run if self.code_depth else _md_escape(run))
+                self.leaf_end = self.length
+                self.last = run[-1]
+        if len(core) != len(body):
+            tail = body[len(core) :]
+            self.space = True
+            self.space_breaks_line = "\n" in tail or "\r" in tail
+
+    def add_tokens(self, text: str) -> None:
+        tokens = _TOKENS.findall(text)
+        plain = self.md_quiet or self.code_depth
+        marked = tokens if plain else _TOKENS.findall(_md_escape(text))
+        for token, md in zip(tokens, marked, strict=True):
             if token[0] in " \t\n\r\f":
                 self.space = True
                 self.space_breaks_line = self.space_breaks_line or "\n" in token or "\r" in token
             else:
-                self.emit(token, spaced=True)
+                self.emit(token, md, spaced=True)
 
-    def emit(self, token: str, *, spaced: bool) -> None:
+    def add_with_marks(self, text: str, marks: list[tuple[int, str]]) -> None:
+        tokens = _TOKENS.findall(text)
+        plain = self.md_quiet or self.code_depth
+        marked = tokens if plain else _TOKENS.findall(_md_escape(text))
+        position = 0
+        waiting = list(marks)
+        for token, md in zip(tokens, marked, strict=True):
+            end = position + len(token)
+            if token[0] in " \t\n\r\f":
+                self.space = True
+                self.space_breaks_line = self.space_breaks_line or "\n" in token or "\r" in token
+            else:
+                while waiting and waiting[0][0] < end:
+                    self.pending_marks.append(waiting.pop(0)[1])
+                self.emit(token, md, spaced=True)
+            position = end
+        self.pending_marks.extend(label for _o, label in waiting)
+
+    def emit(self, token: str, md: str, *, spaced: bool) -> None:
         # CSS Text: a source line break between two CJK characters renders as nothing.
         if (
             spaced
@@ -165,13 +400,40 @@ class _TextBuilder:
         ):
             self.parts.append(" ")
             self.length += 1
+            if self.leaf:
+                self.leaf.append(" ")
         self.space = False
         self.space_breaks_line = False
-        for anchor in self.pending:
-            self.anchors[anchor] = self.length
-        self.pending.clear()
+        if self.pending:
+            for anchor in self.pending:
+                self.anchors[anchor] = self.length
+            self.pending.clear()
+        if self.pending_marks:
+            for label in self.pending_marks:
+                self.page_marks.append((self.length, label))
+            self.pending_marks.clear()
+        if self.furniture_depth and self.furniture_start is None:
+            self.furniture_start = self.length
+        if self.leaf_start is None:
+            self.leaf_start = self.length
+        if not self.md_quiet:
+            if self.md_pending:
+                self.leaf.extend(self.md_pending)
+                self.md_open.extend(self.md_pending)
+                self.md_pending.clear()
+            self.leaf.append(md)
+        elif self.md_insert is not None:
+            self.leaf.append(self.md_insert)
+            self.md_insert = None
         self.parts.append(token)
         self.length += len(token)
+        self.chars += len(token)
+        if self.link_depth or self.contents_depth:
+            if self.link_depth:
+                self.link_chars += len(token)
+            if self.contents_depth:
+                self.contents_chars += len(token)
+        self.leaf_end = self.length
         self.last = token[-1]
 
     def newline(self) -> None:
@@ -189,10 +451,166 @@ class _TextBuilder:
             self.parts.append("\n")
             self.length += 1
             self.last = "\n"
+        self.leaf.append("\n" if self.pre_leaf else _BREAK)
 
-    def finish(self) -> tuple[str, dict[str, int]]:
+    # -- Markdown --
+
+    def image(self, element: Any, href: str) -> None:
+        path = self.images.resolve(href)
+        if not path or self.md_quiet:
+            return
+        alt = " ".join((element.get("alt") or "").split()).replace("[", "(").replace("]", ")")
+        if self.leaf and self.space:
+            self.leaf.append(" ")
+        if self.leaf_start is None:
+            self.leaf_start = self.leaf_end = self.length
+        self.leaf.append(f"![{alt}]({path})")
+
+    def rule(self) -> None:
+        self.frames[-1].pieces.append((self.length, self.length, "* * *"))
+
+    def close_mark(self, marker: str) -> None:
+        if self.md_pending and self.md_pending[-1] == marker:
+            self.md_pending.pop()  # nothing was emphasised
+        elif marker in self.md_open:
+            # the mark closes right after the last word, before a pending space
+            self.leaf.append(marker)
+            del self.md_open[len(self.md_open) - 1 - self.md_open[::-1].index(marker)]
+
+    def flush(self) -> None:
+        """End the current leaf: its Markdown and raw span go to the innermost container."""
+        if self.leaf:
+            if self.md_open:
+                # emphasis that spans blocks closes here and reopens in the next block
+                self.leaf.extend(reversed(self.md_open))
+                self.md_pending[:0] = self.md_open
+                self.md_open = []
+            text = "".join(self.leaf)
+            markdown = _code(text) if self.pre_leaf else _leaf(text, self.heading)
+            if markdown.strip() and self.leaf_start is not None:
+                self.frames[-1].pieces.append((self.leaf_start, self.leaf_end, markdown))
+        self.leaf = []
+        self.leaf_start = None
+
+    # -- furniture --
+
+    def furniture_kind(self, element: Any, name: str) -> str | None:
+        types = _epub_type(element)
+        role = element.get("role") or ""
+        classes = element.get("class") or ""
+        if types or role or classes:
+            words = set(types.split())
+            class_words = set(classes.lower().split())
+            if words & _PAGE_TYPES or role in _PAGE_ROLES or class_words & _PAGE_CLASSES:
+                return "page_break"
+            if "noteref" in words or role == "doc-noteref" or (
+                name == "a" and "noteref" in class_words
+            ):
+                return "note_ref"
+            if class_words & _LINE_CLASSES or "linenum" in words:
+                return "line_number"
+        if name == "sup" and len(element) == 1 and _local(element[0]) == "a":
+            # <sup><a href="#fn1">1</a></sup>, [1] brackets allowed; a bare <sup>2</sup>
+            # (an exponent) is not a note marker.
+            link = element[0]
+            text = _short_link_text(element)
+            if "#" in (link.get("href") or "") and text is not None:
+                return "note_ref" if text == _short_link_text(link) else None
+        if (
+            name == "a"
+            and len(element) == 1
+            and _local(element[0]) == "sup"
+            and "#" in (element.get("href") or "")
+            and not (element.text or "").strip()
+            and _short_link_text(element) is not None
+        ):
+            return "note_ref"
+        return None
+
+    def open_furniture(self, element: Any, kind: str) -> None:
+        self.furniture_depth = 1
+        self.furniture_start = None
+        self.md_quiet += 1
+        if kind == "page_break":
+            label = _page_label(element)
+            if label:
+                self.pending_marks.append(label)
+            self.md_insert = None
+        elif kind == "note_ref":
+            self.md_insert = self.note_ref(element)
+        else:
+            self.md_insert = None
+
+    def close_furniture(self, kind: str) -> None:
+        self.furniture_depth = 0
+        self.md_quiet -= 1
+        self.md_insert = None
+        if self.furniture_start is not None and self.length > self.furniture_start:
+            self.furniture.append((self.furniture_start, self.length, kind))
+        self.furniture_start = None
+
+    def note_ref(self, element: Any) -> str:
+        link = element if _local(element) == "a" else next(
+            (el for el in element.iter() if _local(el) == "a"), element
+        )
+        href = link.get("href") or ""
+        text = _short_link_text(element) or str(len(self.note_labels) + 1)
+        label = f"{self.note_prefix}{text}"
+        if href.startswith("#") and len(href) > 1:
+            fragment = href[1:]
+            if fragment in self.note_labels:
+                return _note_ref(self.note_labels[fragment], True)
+            if fragment not in self.anchors:
+                self.note_labels[fragment] = label
+                return _note_ref(label, True)
+        return _note_ref(label, False)
+
+    def note_label_of(self, element: Any, name: str) -> str | None:
+        if not self.note_labels or name in _SKIP or name == "a":
+            return None
+        ident = element.get("id")
+        return self.note_labels.get(ident) if ident else None
+
+    # -- the result --
+
+    def finish(self) -> _Built:
+        self.flush()
+        while len(self.frames) > 1:
+            frame = self.frames.pop()
+            self.frames[-1].pieces.extend(_combine(frame, self.frames[-1]))
         text = "".join(self.parts).rstrip()
+        end = len(text)
         for anchor in self.pending:
-            self.anchors[anchor] = len(text)
-        anchors = {key: min(offset, len(text)) for key, offset in self.anchors.items()}
-        return text, anchors
+            self.anchors[anchor] = end
+        for label in self.pending_marks:
+            self.page_marks.append((end, label))
+        anchors = {key: min(offset, end) for key, offset in self.anchors.items()}
+        blocks = tuple(
+            (min(s, end), min(e, end), md) for s, e, md in self.frames[0].pieces if md
+        )
+        furniture = tuple((s, min(e, end), k) for s, e, k in self.furniture if s < end)
+        marks = tuple((min(o, end), label) for o, label in self.page_marks)
+        return _Built(text, anchors, blocks, furniture, marks, self.contents_like())
+
+    def contents_like(self) -> bool:
+        """Mostly a toc/landmarks/page-list element, or mostly links to other chapters."""
+        if not self.chars:
+            return False
+        if self.contents_chars * 2 >= self.chars:
+            return True
+        return self.links >= 3 and self.link_chars >= 0.6 * self.chars
+
+
+_INLINE_MARKS = {"em": "*", "i": "*", "cite": "*", "var": "*", "dfn": "*", "strong": "**",
+                 "b": "**", "code": "`", "kbd": "`", "samp": "`", "tt": "`"}
+
+
+@dataclass
+class _Built:
+    text: str
+    anchors: dict[str, int]
+    blocks: tuple[tuple[int, int, str], ...]
+    furniture: tuple[tuple[int, int, str], ...]
+    page_marks: tuple[tuple[int, str], ...]
+    contents: bool
+    """The chapter reads as a contents page (see :meth:`_TextBuilder.contents_like`)."""

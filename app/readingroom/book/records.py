@@ -435,7 +435,7 @@ def _valid_blocks(unit: SourceUnit) -> list[tuple[int, int, str]]:
 def _section_pieces(pieces: _Pieces, units: Sequence[SourceUnit], sec: _Section) -> list[_Piece]:
     """The pieces of ``sec``; a rendered piece cut by the section's edge stands in as raw."""
     out: list[_Piece] = []
-    (u0, c0), (u1, c1) = sec.start, sec.end
+    (u0, c0), (u1, c1) = sec.start, _tidy_end(units, sec.start, sec.end)
     for u in range(u0, u1 + 1):
         n = len(units[u].text)
         a = c0 if u == u0 else 0

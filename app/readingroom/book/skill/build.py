@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ...core.errors import Code, CoreError
 from ...core.files import replace_path
+from ..records import NO_TEXT_LAYER
 from .validate import (
     MAX_DESCRIPTION_CHARS,
     MAX_DESCRIPTION_WORDS,
@@ -660,9 +661,17 @@ def _contents_columns(book: SkillBook) -> tuple[str, str]:
     return (f"| Record | Heading path | {unit} | Chars |", "| --- | --- | --- | ---: |")
 
 
-def _contents_row(book: SkillBook, rec: SkillEntry) -> str:
+def _image_only(book: SkillBook, rec: SkillEntry, no_text: frozenset[int]) -> bool:
+    """Whether the record is the placeholder of a page without a text layer."""
+    return (book.format == "pdf" and rec.chars == 0 and rec.unit_start == rec.unit_end
+            and rec.unit_start in no_text)
+
+
+def _contents_row(book: SkillBook, rec: SkillEntry, no_text: frozenset[int] = frozenset()) -> str:
     path = " › ".join(_md(h, _HEADING_CHARS) for h in rec.heading_path) or "(before the first " \
         "heading)"
+    if _image_only(book, rec, no_text):
+        path += f" · *{NO_TEXT_LAYER}*"
     cells = [_code(rec.record_id), path]
     if book.format == "pdf":
         first, last = _md(rec.page_label_start, 20), _md(rec.page_label_end, 20)
@@ -717,6 +726,7 @@ def _contents_md(book: SkillBook) -> str:
         + "Chars is the record's length in characters.",
     ]
     header, rule = _contents_columns(book)
+    no_text = frozenset(_facts(book).no_text)
     body: list[str] = []
     starts: list[tuple[str, int, SkillEntry, SkillEntry]] = []
     small = len(head) + len(book.records) + 4 <= _CONTENTS_TOC_AFTER_LINES
@@ -727,7 +737,7 @@ def _contents_md(book: SkillBook) -> str:
         body.append("")
         starts.append((heading, len(body), recs[0], recs[-1]))
         body += [f"## {heading}", "", header, rule]
-        body += [_contents_row(book, rec) for rec in recs]
+        body += [_contents_row(book, rec, no_text) for rec in recs]
     if not book.records:
         body = ["", "The book has no contents records."]
     toc: list[str] = []

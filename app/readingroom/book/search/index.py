@@ -42,7 +42,7 @@ from .bm25 import (
 )
 from .fts5 import ENGINE_FTS5, FTS_RANK, FTS_SCHEMA, Fts5Ranker, fts5_available
 from .fusion import rrf
-from .proximity import POOL, rerank
+from .proximity import POOL, pool_size, rerank
 from .ranker import Ranker, best
 from .results import (
     HINT_BOOST,
@@ -53,7 +53,7 @@ from .results import (
     SearchResult,
     Term,
 )
-from .snippet import make_snippet
+from .snippet import has_hidden, make_snippet
 from .tokenize import (
     QueryTerm,
     heading_tokens,
@@ -297,9 +297,11 @@ class BookIndex:
         # Snippet material of recently hit records (immutable, so safe to share): searches on
         # one book keep hitting the same sections, and decoding a record costs more than
         # scoring it.
-        self._rows: OrderedDict[int, tuple[str, str, tuple[array, array]]] = OrderedDict()
+        self._rows: OrderedDict[int, _Row] = OrderedDict()
         self._tokens: OrderedDict[int, list[str]] = OrderedDict()
         self._contents: frozenset[int] = frozenset()
+        # Own-heading token → rowids, for the heading boost.
+        self._heads: dict[str, frozenset[int]] = {}
 
     @property
     def engine(self) -> str:
@@ -345,6 +347,11 @@ class BookIndex:
                 index._by_rowid = {m.rowid: m for m in index._records}
                 index._contents = frozenset(m.rowid for m in index._records
                                             if m.role == "contents")
+                heads: dict[str, set[int]] = {}
+                for m in index._records:
+                    for tok in m.head:
+                        heads.setdefault(tok, set()).add(m.rowid)
+                index._heads = {tok: frozenset(rows) for tok, rows in heads.items()}
                 index._engine = _choose_engine(conn, meta, engine, {r[0]: r[9] for r in rows})
         except sqlite3.DatabaseError:
             index.close()
@@ -461,7 +468,7 @@ class BookIndex:
                             details={"field": "query", "reason": "no_tokens"},
                             remediation="Search for words or CJK characters.")
         hide = frozenset() if include_contents else self._contents
-        pool_k = max(POOL, top_k)
+        pool_k = pool_size(terms, top_k)
         with self._connection() as conn:
             if semantic is not None:
                 hits, total, left_out = self._fused(conn, terms, strict, top_k, narrow, boost,
@@ -499,13 +506,19 @@ class BookIndex:
 
     def _rerank(self, conn: sqlite3.Connection, pool: list[tuple[float, int]],
                 terms: Sequence[QueryTerm]) -> list[tuple[float, int]]:
+        heads = self._heads
+        in_heading: dict[int, int] = {}
+        for term in terms:
+            rows = heads.get(term.tokens[0])
+            for tok in term.tokens[1:]:
+                if not rows:
+                    break
+                rows = rows & heads.get(tok, frozenset())
+            for rowid in rows or ():
+                in_heading[rowid] = in_heading.get(rowid, 0) + 1
         by_rowid = self._by_rowid
-
-        def heading(rowid: int) -> tuple[frozenset[str], bool]:
-            meta = by_rowid[rowid]
-            return meta.head, meta.first
-
-        return rerank(pool, terms, lambda ids: self._body_tokens(conn, ids), heading)
+        return rerank(pool, terms, lambda ids: self._body_tokens(conn, ids), in_heading,
+                      lambda rowid: by_rowid[rowid].first)
 
     def _body_tokens(self, conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[str]]:
         """The body tokens of ``ids`` (no joined compounds), cached like snippet rows."""
@@ -566,7 +579,7 @@ class BookIndex:
         return {m.rowid for m in records if m.unit_start <= hi and m.unit_last >= lo}
 
     def _snippet_rows(self, conn: sqlite3.Connection,
-                      ids: list[int]) -> dict[int, tuple[str, str, tuple[array, array]]]:
+                      ids: list[int]) -> dict[int, _Row]:
         return _cache_rows(self, conn, ids)
 
     def _hits(self, conn: sqlite3.Connection, top: list[tuple[float, int]],
@@ -575,9 +588,11 @@ class BookIndex:
         hits = []
         for place, (neg_score, rowid) in enumerate(top, start=1):
             meta = self._by_rowid[rowid]
-            text, norm, offmap = rows[rowid]
-            snippet, matched = make_snippet(text, norm, offmap, terms)
-            hits.append(Hit(
+            text, norm, offmap, hidden = rows[rowid]
+            snippet, matched = make_snippet(text, norm, offmap, terms, hidden=hidden)
+            # Built from the index's own typed values: construct, not validate (a search
+            # makes ten of these, and validation was a tenth of its time).
+            hits.append(Hit.model_construct(
                 record_id=meta.record_id, order=meta.order, score=0.0 - neg_score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
@@ -606,8 +621,8 @@ class BookIndex:
         hits = []
         for place, f in enumerate(top, start=1):
             meta = self._by_rowid[f.rowid]
-            text, norm, offmap = rows[f.rowid]
-            snippet, matched = make_snippet(text, norm, offmap, terms)
+            text, norm, offmap, hidden = rows[f.rowid]
+            snippet, matched = make_snippet(text, norm, offmap, terms, hidden=hidden)
             stage = {"lexical": scores.get(f.rowid), "semantic": similar.get(f.rowid)}
             hits.append(Hit(
                 record_id=meta.record_id, order=meta.order, score=f.score,
@@ -645,13 +660,18 @@ def _folds(query: str) -> list[str]:
     return list(describe(query)) if describe is not None else []
 
 
+_Row = tuple[str, str, tuple[array, array], bool]
+"""Snippet material of one record: raw text, normalised text, offset map, has hidden
+characters."""
+
+
 def _cache_rows(index: BookIndex, conn: sqlite3.Connection,
-                ids: list[int]) -> dict[int, tuple[str, str, tuple[array, array]]]:
+                ids: list[int]) -> dict[int, _Row]:
     with index._lock:
         cached = {i: index._rows[i] for i in ids if i in index._rows}
     missing = [i for i in ids if i not in cached]
     if missing:
-        fetched = {r[0]: (r[1], r[2], _unpack_runs(r[3])) for r in conn.execute(
+        fetched = {r[0]: (r[1], r[2], _unpack_runs(r[3]), has_hidden(r[1])) for r in conn.execute(
             f"SELECT rowid, text, norm, offmap FROM records WHERE rowid IN "
             f"({','.join('?' * len(missing))})", missing)}
         cached.update(fetched)

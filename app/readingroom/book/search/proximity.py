@@ -16,7 +16,7 @@ small book most words are in half its records, and FTS5's ``bm25()`` then gives 
 almost zero) the phrase and the heading still can. Scores are then rounded to
 :data:`SCORE_DIGITS` decimals and equal scores ranked in reading
 order, so two engines or two runs never order ties differently. The boost only raises scores,
-so a record outside the pool never outranks one inside it.
+so a record outside the pool never outranks one inside it (up to the rounding).
 """
 
 from __future__ import annotations
@@ -36,12 +36,16 @@ __all__ = [
     "PHRASE_BOOST",
     "POOL",
     "SCORE_DIGITS",
+    "SMALL_POOL",
+    "pool_size",
     "rerank",
     "term_starts",
 ]
 
 POOL = 50
-"""How many of the best BM25 records the pass reorders."""
+"""How many of the best BM25 records the pass reorders for a query of several words."""
+SMALL_POOL = 20
+"""How many it reorders for a query of one word or phrase (see :func:`pool_size`)."""
 PHRASE_BOOST = 1.0
 NEAR_BOOST = 0.3
 NEAR_WINDOW = 4
@@ -94,9 +98,17 @@ def _adjacency(tokens: list[str], terms: Sequence[QueryTerm]) -> float:
     return (PHRASE_BOOST * adjacent + NEAR_BOOST * near) / pairs
 
 
+def pool_size(terms: Sequence[QueryTerm], top_k: int) -> int:
+    """How many BM25 records to rerank: :data:`POOL` when the query has terms that can stand
+    adjacent; else (only heading boosts can apply, and a heading is already weighted in BM25)
+    :data:`SMALL_POOL`."""
+    positional = sum(1 for t in terms if t.column == "body")
+    return max(POOL if positional > 1 else SMALL_POOL, top_k)
+
+
 def rerank(pool: Ranked, terms: Sequence[QueryTerm],
            tokens: Callable[[list[int]], dict[int, list[str]]],
-           heading: Callable[[int], tuple[frozenset[str], bool]]) -> Ranked:
+           in_heading: dict[int, int], first: Callable[[int], bool]) -> Ranked:
     """``pool`` (``(-score, rowid)``, best first) boosted and reordered, ties in reading order.
 
     Args:
@@ -104,23 +116,25 @@ def rerank(pool: Ranked, terms: Sequence[QueryTerm],
         terms: the query's terms.
         tokens: the body tokens of some rowids (called once, only for a query of several
             terms that can be adjacent).
-        heading: rowid → (the tokens of its own heading, whether it is the first record
-            under that heading).
+        in_heading: rowid → how many of the query's terms its own heading has (rowids
+            without any may be missing).
+        first: whether a rowid is the first record under its heading path.
     """
     positional = [t for t in terms if t.column == "body"]
     texts = tokens([rowid for _, rowid in pool]) if len(positional) > 1 else {}
+    if not texts and not in_heading:
+        out = [(round(neg, SCORE_DIGITS) + 0.0, rowid) for neg, rowid in pool]
+        out.sort()
+        return out
+    n = len(terms)
     out = []
     for neg, rowid in pool:
-        boost = 0.0
-        if texts:
-            boost += _adjacency(texts[rowid], positional)
-        head, first = heading(rowid)
-        if head:
-            have = sum(1 for t in terms if head.issuperset(t.tokens))
-            if have:
-                boost += HEADING_BOOST * have / len(terms)
-                if first and have == len(terms):
-                    boost += FIRST_BOOST
+        boost = _adjacency(texts[rowid], positional) if texts else 0.0
+        have = in_heading.get(rowid)
+        if have:
+            boost += HEADING_BOOST * have / n
+            if have == n and first(rowid):
+                boost += FIRST_BOOST
         out.append((round(neg * (1.0 + boost) - FLOOR * boost, SCORE_DIGITS) + 0.0, rowid))
     out.sort()
     return out

@@ -24,6 +24,7 @@ from .tokenize import CHAR_CLASSES, QueryTerm, Segment
 __all__ = [
     "SNIPPET_CHARS",
     "find_term",
+    "has_hidden",
     "make_snippet",
 ]
 
@@ -142,10 +143,17 @@ def _best_anchor(norm: str, found: list[tuple[QueryTerm, tuple[int, int]]]) -> t
     return anchor[0], anchor[1]
 
 
+def has_hidden(text: str) -> bool:
+    """True when ``text`` has a character a snippet must not carry (checked once per record,
+    so a snippet of a clean record skips the check)."""
+    return not _hidden_set().isdisjoint(text)
+
+
 def make_snippet(text: str, norm: str, offmap: tuple[array, array],
-             terms: Sequence[QueryTerm]) -> tuple[str, list[str]]:
+                 terms: Sequence[QueryTerm], *, hidden: bool = True) -> tuple[str, list[str]]:
     """A tidy window of raw text where most query terms are, matches marked, and the terms
-    found (see the module docstring)."""
+    found (see the module docstring). ``hidden=False`` promises that ``text`` has no
+    character to hide (:func:`has_hidden`)."""
     found = [(term, first_span) for term in terms
              if (first_span := find_term(norm, term, 0)) is not None]
     n = len(norm)
@@ -182,8 +190,9 @@ def make_snippet(text: str, norm: str, offmap: tuple[array, array],
         cur = re_
     pieces.append(text[cur:max(cur, stop)])
     joined = "".join(pieces)
-    table, hidden = _hidden_chars(), _hidden_set()
-    body = _tidy(joined if hidden.isdisjoint(joined) else joined.translate(table))
+    if hidden and not _hidden_set().isdisjoint(joined):
+        joined = joined.translate(_hidden_chars())
+    body = _tidy(joined)
     if ws > 0:
         body = "…" + body
     if stop < len(text) and not text[stop:].isspace():

@@ -20,12 +20,12 @@ none of these.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
-from ..furniture import mask_furniture
+from ..furniture import MASK, mask_furniture
 from ..model import FurnitureSpan
-from ..text import normalise
 
 __all__ = ["ContentsJudge", "outline_key"]
 
@@ -37,19 +37,26 @@ _HEADINGS = frozenset({
 })
 _LEADERS = re.compile(r"(?:[.\u00b7\u2024\u2026…_]\s*){3,}")
 _PAGE = r"(\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7})"
-_NUMBER_ONLY = re.compile(rf"\s*{_PAGE}\s*")
-_TRAILING = re.compile(rf"(.*?\S)(?:\s*(?:[.\u00b7\u2024\u2026…_]\s*){{3,}}\s*|\s+){_PAGE}\s*")
+_PAGE_TOKEN = re.compile(_PAGE)
+_LEADER_CHARS = " .\u00b7\u2024\u2026…_"
 _SECTION_NUMBER = re.compile(
     r"\s*(?:(?:chapter|part|section|appendix|kapitel|teil|anhang|chapitre|partie|book)\s+)?"
     r"(?:\d+(?:\.\d+)*\.?|[ivxlc]+\.|[a-z]\.|[a-z](?:\.\d+)+\.?)?\s*[:.\u2013\u2014-]?\s*",
     re.IGNORECASE,
 )
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+# Cheap test first: a page needs lines ending in a number before its entries are read.
+_ENDS_IN_NUMBER = re.compile(r"(?m)(?:\d|(?<![^\W\d_])[ivxlcIVXLC]{1,7})[ \t]*$")
+
+
+def _fold(text: str) -> str:
+    """Compatibility forms, case and spacing folded (enough to compare titles)."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def outline_key(title: str) -> str:
-    """An outline or entry title without its section number, normalised for comparison."""
-    folded = normalise(title)
+    """An outline or entry title without its section number, folded for comparison."""
+    folded = _fold(title)
     match = _SECTION_NUMBER.match(folded)
     rest = folded[match.end():] if match else folded
     return rest.strip(" .:") or folded
@@ -77,17 +84,19 @@ class ContentsJudge:
     def judge(self, text: str, furniture: Sequence[FurnitureSpan] = ()) -> bool:
         """True when ``text`` (one page, furniture spans given) is a printed contents page."""
         masked = mask_furniture(text, furniture) if furniture else text
-        lines = [line.replace("\u200b", "").strip() for line in masked.split("\n")]
+        ending = len(_ENDS_IN_NUMBER.findall(masked))
+        if ending < (1 if self._previous else 3):
+            self._previous = False
+            return False
+        lines = [line.replace(MASK, "").strip() for line in masked.split("\n")]
         lines = [line for line in lines if line]
         if not lines or (not self._previous and len(lines) < 4):
             self._previous = False
             return False
-        entries, matched, numbers = self._entries(lines)
-        text_lines = sum(1 for line in lines if not _NUMBER_ONLY.fullmatch(line)
-                         and not _LEADERS.fullmatch(line))
+        entries, matched, numbers, text_lines = self._entries(lines)
         rising = sum(1 for a, b in pairwise(numbers) if b >= a)
         monotone = len(numbers) < 2 or rising >= 0.75 * (len(numbers) - 1)
-        heading = any(normalise(line).strip(" :") in _HEADINGS for line in lines[:3])
+        heading = any(_fold(line).strip(" :") in _HEADINGS for line in lines[:3])
         by_outline = matched >= 3 and matched >= 0.3 * text_lines
         by_heading = heading and entries >= 3 and entries >= 0.4 * text_lines
         runs_on = (self._previous and entries >= 1 and entries >= 0.5 * text_lines
@@ -98,36 +107,41 @@ class ContentsJudge:
             self._last_number = numbers[-1]
         return verdict
 
-    def _entries(self, lines: list[str]) -> tuple[int, int, list[int]]:
-        """(entries, entries whose title is an outline title, their page numbers in order)."""
-        entries = matched = 0
+    def _entries(self, lines: list[str]) -> tuple[int, int, list[int], int]:
+        """(entries, entries whose title is an outline title, their page numbers in order,
+        text lines). Token tests, not backtracking patterns: this runs on every page that
+        has lines ending in numbers (maths does)."""
+        entries = matched = text_lines = 0
         numbers: list[int] = []
         title: list[str] = []
         for line in lines:
-            bare = _NUMBER_ONLY.fullmatch(line)
-            if bare:
+            parts = line.rsplit(None, 1)
+            token = parts[-1]
+            page = _PAGE_TOKEN.fullmatch(token) is not None
+            if page and len(parts) == 1:
                 if title:
                     entries += 1
-                    matched += self._is_outline(" ".join(title))
-                    numbers.append(_page_value(bare.group(1)))
+                    matched += self._is_outline(title)
+                    numbers.append(_page_value(token))
                     title = []
                 # A bare number before any title is a section number ("1.1" split off).
                 continue
-            if _LEADERS.fullmatch(line):
-                continue
-            trailing = _TRAILING.fullmatch(line)
-            if trailing and (_LEADERS.search(line) or trailing.group(2).isdigit()):
-                head = _LEADERS.sub(" ", trailing.group(1))
+            if not line.strip(_LEADER_CHARS):
+                continue  # a line of dot leaders between a title and its number
+            text_lines += 1
+            if page and (token.isdigit() or _LEADERS.search(parts[0])):
                 entries += 1
-                matched += self._is_outline(" ".join([*title, head]))
-                numbers.append(_page_value(trailing.group(2)))
+                matched += self._is_outline([*title, parts[0].rstrip(_LEADER_CHARS)])
+                numbers.append(_page_value(token))
                 title = []
                 continue
-            stripped = _LEADERS.sub(" ", line).strip()
-            if title and self._is_outline(" ".join(title)):
-                title = []  # the previous title stands alone (a part heading without a page)
-            title.append(stripped)
-        return entries, matched, numbers
+            title.append(line.rstrip(_LEADER_CHARS) if _LEADERS.search(line) else line)
+        return entries, matched, numbers, text_lines
 
-    def _is_outline(self, title: str) -> bool:
-        return bool(self._titles) and outline_key(title) in self._titles
+    def _is_outline(self, title: list[str]) -> bool:
+        """Whether an entry's title lines end in an outline title (one line, or the last two:
+        a section number or a part heading may stand on a line of its own above)."""
+        if not self._titles:
+            return False
+        return any(outline_key(" ".join(title[-n:])) in self._titles
+                   for n in (1, 2) if len(title) >= n)

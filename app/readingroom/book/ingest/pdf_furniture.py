@@ -166,12 +166,11 @@ def parse_folio(text: str) -> tuple[Folio, bool] | None:
 
 def band_lines(page: PageText, height: float) -> list[BandLine]:
     """The candidate lines of a page's head and foot bands (see the module docstring)."""
-    blocks = [
-        (number, start, end, y0, y1)
-        for number, (start, end, y0, y1) in enumerate(page.pieces)
-        if end > start and page.text[start:end].strip()
-    ]
-    if len(blocks) < 2 or height <= 0:
+    if len(page.pieces) < 2 or height <= 0:
+        return []
+    # Pieces are never empty (the joins skip blank blocks); no need to look at their text.
+    blocks = [(number, *piece) for number, piece in enumerate(page.pieces) if piece[1] > piece[0]]
+    if len(blocks) < 2:
         return []
     found: list[BandLine] = []
     for band in ("head", "foot"):

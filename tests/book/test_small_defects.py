@@ -224,3 +224,19 @@ def test_demo_refuses_a_folder_it_did_not_make(tmp_path):
     assert caught.value.code is Code.PATH_UNUSABLE
     assert (mine / "thesis.tex").read_text(encoding="utf-8") == "precious"
     assert not (mine / DEMO_MARKER).exists()
+
+
+def test_locate_says_which_folds_the_quote_needed(tmp_path):
+    src = tmp_path / "folds.md"
+    src.write_text("# Letters\n\nIt’s a long way — said she — to the “old” harbour.\n",
+                   encoding="utf-8")
+    service = BookService(tmp_path / "data")
+    service.init(src, book_id="folds")
+    typed = service.locate("folds", text="It's a long way -- said she -- to the \"old\"")
+    assert typed.data["status"] == "verified" and typed.data["folds"] == ["punctuation"]
+    exact = service.locate("folds", text="It’s a long way — said she")
+    assert exact.data["status"] == "verified" and exact.data["folds"] == []
+    record = service.locate("folds", record_id=service._load("folds").records[0].record_id)
+    assert record.data["folds"] == []
+    shown = run(tmp_path / "data", "locate", "folds", "--text", "It's a long way")
+    assert "matched after folding: punctuation" in shown.stdout

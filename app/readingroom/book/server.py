@@ -530,7 +530,11 @@ class BookTools:
                  "status verified, ambiguous (every candidate listed) or not_found. Each "
                  "candidate has a locator (page index and printed label, EPUB chapter, or "
                  "source lines) to pass unchanged to book_read_source or "
-                 "book_read_epub_image." + trust, LocateInput, self.locate),
+                 "book_read_epub_image. The text is matched folded (typographic quotes, "
+                 "dashes and ellipses as typed plainly, special spaces, full-width forms, "
+                 "kanji variants, Arabic and Hebrew marks); data.folds names the folds the "
+                 "match needed (e.g. punctuation, kanji_variant), empty when it matched as "
+                 "typed." + trust, LocateInput, self.locate),
             spec("book_read_source", "Read source text at a locator",
                  "The raw source text at a locator from book_locate_source, verified against "
                  "the current package (verified: true). STALE_LOCATOR: the book was rebuilt; "

@@ -509,11 +509,13 @@ class BookService:
 
         candidates = [dict(source.candidate(a, b), status=status) for a, b in
                       spans[:MAX_CANDIDATES]]
+        folds = _match_folds(source, text, spans) if text is not None and spans else []
         env = self._env("book_locate_source", items=candidates, data={
             "book_id": book_id, "version": loaded.pkg.version, "status": status,
-            "match_count": len(spans), "normalized_text": needle,
-            "searched": "raw source text (normalised: NFKC, case, whitespace, hyphenation, "
-                        "ligatures, CJK line joins)",
+            "match_count": len(spans), "normalized_text": needle, "folds": folds,
+            "searched": "raw source text (normalised: NFKC, case, whitespace, typographic "
+                        "punctuation, special spaces, full-width forms, kanji variants, Arabic "
+                        "and Hebrew marks, hyphenation, ligatures, CJK line joins)",
             "unit_range": list(unit_range) if unit_range else None,
         }, result=ResultInfo(total=len(spans), returned=len(candidates),
                              has_more=len(spans) > len(candidates)))
@@ -778,6 +780,21 @@ def envelope_data(env: Envelope) -> dict[str, Any]:
         raise CoreError(Code.INTERNAL_ERROR, f"{env.operation} returned no data object.",
                         remediation="Report this as a book-agent bug.")
     return env.data
+
+
+def _match_folds(source: SourceText, text: str, spans: list) -> list[str]:
+    """The folds (:data:`.text.FOLD_NAMES`) the typed ``text`` needed to match its spans."""
+    matcher = getattr(source, "match_folds", None)
+    if matcher is not None:  # steps over page furniture inside the span
+        return matcher(text, spans)
+    from .text import folds_between
+
+    names: list[str] = []
+    for start, end in spans[:5]:
+        for name in folds_between(text, source.span_text(start, end)):
+            if name not in names:
+                names.append(name)
+    return names
 
 
 def _relation(r: Record, target: Record) -> str:

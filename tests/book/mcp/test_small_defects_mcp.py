@@ -96,3 +96,22 @@ async def test_read_entry_serves_the_target_first_and_continues(data):
         assert {i["relation"] for i in env["items"][1:]} <= {"previous", "next"}
         orders = [i["order"] for i in env["items"][1:]]
         assert orders == sorted(orders)
+
+
+@pytest.mark.anyio
+async def test_locate_names_the_folds_over_mcp(data):
+    async with create_connected_server_and_client_session(
+            build_book_server(data, env={})) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert "data.folds" in tools["book_locate_source"].description
+        found = envelope(await client.call_tool("book_locate_source", {
+            "book_id": "alice", "text": "Alice was beginning to get very tired"}))
+        assert found["data"]["status"] == "verified" and found["data"]["folds"] == []
+        # The book has a straight "I'll" and an em dash; typed curly and with "--".
+        typed = envelope(await client.call_tool("book_locate_source", {
+            "book_id": "alice", "text": "listen to me! I’ll soon make you dry enough"}))
+        assert typed["data"]["status"] == "verified"
+        assert typed["data"]["folds"] == ["punctuation"]
+        dash = envelope(await client.call_tool("book_locate_source", {
+            "book_id": "alice", "text": "assembled on the bank -- the birds"}))
+        assert dash["data"]["status"] == "verified" and dash["data"]["folds"] == ["punctuation"]

@@ -251,3 +251,30 @@ def test_a_section_number_stays_with_its_heading():
         TocEntry("Before", 1, 0), TocEntry("1 Introduction", 1, 0, off))))
     assert bt.records[0].text.rstrip().endswith("section.")
     assert bt.records[1].text.startswith("1\nIntroduction")
+
+
+def test_verse_printed_one_paragraph_per_line_reads_as_stanzas():
+    stanzas = [["EVEN as the sun with purple-colour'd face", "Had ta'en his last leave,",
+                "Rose-cheek'd Adonis hied him to the chase;"],
+               ["'Thrice-fairer than myself,' thus she began,", "The field's chief flower,",
+                "Stain to all nymphs, more lovely than a man,"]]
+    lines = stanzas[0] + ["\u00a0"] + stanzas[1]
+    text = "\n".join(lines)
+    blocks, pos = [], 0
+    for line in lines:
+        if line.strip():  # the empty paragraph between stanzas is no block
+            blocks.append((pos, pos + len(line), line))
+        pos += len(line) + 1
+    unit = SourceUnit("epub_chapter", 0, text, blocks=tuple(blocks))
+    md = build_book_text(SourceDocument("epub", (unit,))).markdown
+    assert "  \n".join(stanzas[0]) + "\n\n" + "  \n".join(stanzas[1]) in md
+    # Short paragraphs of dialogue stay paragraphs.
+    talk = ["“Yes.”", "“No.”", "“Why not?”", "“Because.”"]
+    text = "\n".join(talk)
+    blocks, pos = [], 0
+    for line in talk:
+        blocks.append((pos, pos + len(line), line))
+        pos += len(line) + 1
+    md = build_book_text(SourceDocument("epub", (SourceUnit("epub_chapter", 0, text,
+                                                            blocks=tuple(blocks)),))).markdown
+    assert "\n\n".join(talk) in md

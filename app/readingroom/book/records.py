@@ -69,8 +69,11 @@ _BULLET_START = re.compile(r"^([•◦▪‣·∙–—-]\s|\(?[0-9ivxlcIVXLC]{1
 _NUMBER = r"(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|§\s*\d+)"
 _NUMBER_LINE = re.compile(rf"(?:^|\n)[ \t]*({_NUMBER})[ \t]*\n?[ \t]*$")
 _TITLE_NUMBER = re.compile(rf"^\s*({_NUMBER})(?:\s|$)")
+_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|_{4,}")
+"""A dot leader: a contents entry, never a line of wrapped prose."""
 _HYPHEN_END = re.compile(r"[^\W\d_][-\u2010\u00ad]$")
 _VERSE_LINE_CHARS = 60
+_SENTENCE_CLOSE = frozenset(".!?…\"”’'»)]。！？」』")
 """Raw EPUB lines up to this length, three or more in a row, keep their line breaks."""
 
 
@@ -653,6 +656,8 @@ class _View:
     def render(self, part: list[_Piece], nest: _Nesting) -> list[str]:
         out: list[str] = []
         seen: set[int] = set()
+        blocks: list[tuple[_Piece, list[str], bool]] = []
+        markers: list[list[str]] = []
         for p in part:
             unit = self.units[p.unit]
             if p.unit not in seen:
@@ -660,12 +665,24 @@ class _View:
                 if unit.kind == "pdf_page" and p.start == 0:
                     label = f' label="{_comment_safe(unit.label)}"' if unit.label else ""
                     out.append(f"<!-- page index={unit.index}{label} -->")
-            block = self._piece(p, unit, nest)
-            if block:
-                if out and out[-1] != "" and not out[-1].startswith("<!--") and not p.glued:
-                    out.append("")
-                out += block
-        return out
+            markers.append(out)
+            # A gap of more than one line break (an empty paragraph) ends a stanza.
+            stanza_break = p.kind == "gap" and unit.text[p.start:p.end] not in ("", "\n", " ")
+            blocks.append((p, self._piece(p, unit, nest), stanza_break))
+            out = []
+        lines: list[str] = []
+        verse_prev, verse_next = _verse_pieces(blocks)
+        for i, (p, block, _) in enumerate(blocks):
+            lines += markers[i]
+            if not block:
+                continue
+            glued = p.glued or (i in verse_prev and not markers[i])
+            if lines and lines[-1] != "" and not lines[-1].startswith("<!--") and not glued:
+                lines.append("")
+            if i in verse_next:
+                block = [*block[:-1], block[-1] + "  "]
+            lines += block
+        return lines
 
     def _piece(self, p: _Piece, unit: SourceUnit, nest: _Nesting) -> list[str]:
         if p.kind == "gap":
@@ -763,31 +780,50 @@ def _drop_title_lines(lines: list[str], key: str, markdown: bool = False) -> lis
 
 
 def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
-    """A PDF page's lines as paragraphs: wrapped lines joined, a short line ends one."""
+    """A PDF page's lines as paragraphs.
+
+    A full-width line runs on into the next (wrapped prose: joined, end-of-line hyphenation
+    joined, no space between CJK); a short line ends its paragraph. Short lines in a row
+    (contents entries, figure labels, formulas, verse) stay lines of one block with hard
+    breaks. A short line without closing punctuation after the end of a sentence is a heading
+    of its own, not the tail of the paragraph before.
+    """
     full = width * 0.8 if width else float("inf")
     paragraphs: list[list[str]] = []
-    cur = ""
+    cur: list[str] = []
+    prose = False  # the block in ``cur`` has joined wrapped lines
     prev_full = False
+
+    def flush() -> None:
+        nonlocal cur, prose
+        if cur:
+            paragraphs.append([line + "  " for line in cur[:-1]] + [cur[-1]])
+        cur, prose = [], False
+
     for line in lines:
         if not line:
-            if cur:
-                paragraphs.append([cur])
-            cur, prev_full = "", False
+            flush()
+            prev_full = False
             continue
-        if cur and prev_full and not _BULLET_START.match(line):
-            if _HYPHEN_END.search(cur) and line[0].islower():
-                cur = cur[:-1] + line
-            elif _unspaced(cur[-1]) or _unspaced(line[0]):
-                cur += line
+        short = len(line) < full or _LEADER.search(line) is not None
+        last = cur[-1] if cur else ""
+        heading_like = short and last[-1:] in ".!?:" and line[-1] not in ".!?:;,)" and (
+            line[0].isupper() or line[0].isdigit())
+        if cur and prev_full and not _BULLET_START.match(line) and not heading_like:
+            if _HYPHEN_END.search(last) and line[0].islower():
+                cur[-1] = last[:-1] + line
+            elif _unspaced(last[-1]) or _unspaced(line[0]):
+                cur[-1] = last + line
             else:
-                cur += " " + line
+                cur[-1] = last + " " + line
+            prose = True
+        elif cur and short and not prev_full and not prose:
+            cur.append(line)
         else:
-            if cur:
-                paragraphs.append([cur])
-            cur = line
-        prev_full = len(line) >= full
-    if cur:
-        paragraphs.append([cur])
+            flush()
+            cur = [line]
+        prev_full = not short
+    flush()
     return paragraphs
 
 
@@ -798,13 +834,53 @@ def _unspaced(ch: str) -> bool:
     return is_cjk(ch) and not ("\uac00" <= ch <= "\ud7af" or "\u1100" <= ch <= "\u11ff")
 
 
+def _is_verse(lines: list[str]) -> bool:
+    """Whether a run of one-line blocks reads as verse (or lines printed as lines).
+
+    Three or more short lines, most of them not ending a sentence: verse lines end with a word,
+    a comma or a semicolon, where short paragraphs of dialogue end with a full stop.
+    """
+    if len(lines) < 3 or any(len(line) > _VERSE_LINE_CHARS for line in lines):
+        return False
+    open_ = sum(1 for line in lines if line.rstrip()[-1:] not in _SENTENCE_CLOSE)
+    return open_ * 2 >= len(lines)
+
+
+def _verse_pieces(blocks: list[tuple[_Piece, list[str], bool]]) -> tuple[set[int], set[int]]:
+    """Rendered one-line blocks that form verse runs (kept as hard-broken lines of a stanza).
+
+    Returns the indexes of those with a verse line before them and of those with one after.
+    """
+    verse_prev: set[int] = set()
+    verse_next: set[int] = set()
+    run: list[int] = []
+
+    def flush() -> None:
+        if _is_verse([blocks[i][1][0] for i in run]):
+            verse_prev.update(run[1:])
+            verse_next.update(run[:-1])
+        run.clear()
+
+    for i, (p, block, stanza_break) in enumerate(blocks):
+        if p.kind == "gap" and not block and not stanza_break:
+            continue
+        line = block[0].strip() if len(block) == 1 else ""
+        if p.kind == "md" and line and not _SYNTAX_START.match(line) and not line.startswith(
+                ("|", "!", "*[", "\\")) and not line.endswith(("  ", "\\")):
+            run.append(i)
+        else:
+            flush()
+    flush()
+    return verse_prev, verse_next
+
+
 def _line_paragraphs(lines: list[str]) -> list[list[str]]:
-    """Raw EPUB lines (one per block) as paragraphs; runs of short lines keep their breaks."""
+    """Raw EPUB lines (one per block) as paragraphs; verse runs keep their breaks."""
     paragraphs: list[list[str]] = []
     run: list[str] = []
 
     def flush() -> None:
-        if len(run) >= 3:
+        if _is_verse(run):
             paragraphs.append([line + "  " for line in run[:-1]] + [run[-1]])
         else:
             paragraphs.extend([line] for line in run)

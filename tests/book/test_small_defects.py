@@ -240,3 +240,21 @@ def test_locate_says_which_folds_the_quote_needed(tmp_path):
     assert record.data["folds"] == []
     shown = run(tmp_path / "data", "locate", "folds", "--text", "It's a long way")
     assert "matched after folding: punctuation" in shown.stdout
+
+
+def test_locate_text_names_printed_pages_and_what_it_stepped_over(tmp_path):
+    from .make_pdf_furniture import make_furniture_pdf
+
+    pages = [[f"Line {p}.{i} of the body text on this page." for i in range(20)]
+             for p in range(6)]
+    pages[2][-1] = "The sentence that runs from the foot"
+    pages[3][0] = "of one page onto the next is whole."
+    src = make_furniture_pdf(tmp_path / "folios.pdf", pages, first_folio=41)
+    data = tmp_path / "data"
+    assert run(data, "init", str(src), "--id", "folios").returncode == 0
+    done = run(data, "locate", "folios", "--text", "runs from the foot of one page onto the next")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "verified: 1 match(es)"
+    assert lines[1].startswith("  page indexes 2–3 (pp. 43–44, inferred from the printed folios)")
+    assert lines[2].startswith("  stepped over: ") and "folio «43»" in lines[2]

@@ -428,13 +428,15 @@ def render_text(env: Envelope) -> str:
     return "\n".join(out)
 
 
-def _label(label: Any, *, end: Any = None) -> str:
-    """`` (p. 5)``, `` (pp. 5–6)`` or nothing: a printed label is shown only when there is one."""
+def _label(label: Any, *, end: Any = None, inferred: Any = False) -> str:
+    """`` (p. 5)``, `` (pp. 5–6)`` or nothing: a printed label is shown only when there is one;
+    one inferred from the printed folios (not the PDF's page labels) says so."""
     if label in (None, ""):
         return ""
+    note = ", inferred from the printed folios" if inferred else ""
     if end not in (None, "", label):
-        return f" (pp. {label}–{end})"
-    return f" (p. {label})"
+        return f" (pp. {label}–{end}{note})"
+    return f" (p. {label}{note})"
 
 
 def _cut(text: str, limit: int, *, keep: str = "start", cut: bool = False) -> str:
@@ -452,10 +454,12 @@ def _where(loc: dict[str, Any]) -> str:
         first, last = loc.get("page_index"), loc.get("page_end_index")
         pages = (f"page index {first}" if last in (None, first)
                  else f"page indexes {first}–{last}")
-        return pages + _label(loc.get("page_label"), end=loc.get("page_end_label"))
+        return pages + _label(loc.get("page_label"), end=loc.get("page_end_label"),
+                              inferred=loc.get("page_label_inferred"))
     if loc["kind"] == "epub_chapter":
         return (loc.get("href") or f"chapter {loc['unit_index']}") + (
-            f"#{loc['fragment']}" if loc.get("fragment") else "")
+            f"#{loc['fragment']}" if loc.get("fragment") else "") + _label(
+            loc.get("page_label"), end=loc.get("page_end_label"))
     return f"lines {loc.get('line_start')}-{loc.get('line_end')}"
 
 
@@ -469,6 +473,12 @@ def _locate_text(env: Envelope, data: dict[str, Any]) -> list[str]:
         before = _cut(c.get("prefix", ""), 40, keep="end")
         after = _cut(c.get("suffix", ""), 40)
         out.append(f"  {_where(loc)}: {before} «{quote}» {after}".rstrip())
+        stepped = loc.get("stepped_over") or []
+        if stepped:
+            out.append("  stepped over: " + ", ".join(
+                f"{s.get('kind', 'furniture').replace('_', ' ')} «{_cut(s.get('text', ''), 30)}»"
+                for s in stepped[:8]) + (f" and {len(stepped) - 8} more" if len(stepped) > 8
+                                         else ""))
         out.append("  locator: " + json.dumps(loc, ensure_ascii=False))
     return out
 

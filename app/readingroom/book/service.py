@@ -509,7 +509,7 @@ class BookService:
 
         candidates = [dict(source.candidate(a, b), status=status) for a, b in
                       spans[:MAX_CANDIDATES]]
-        folds = _match_folds(source, text, spans) if text is not None and spans else []
+        folds = source.match_folds(text, spans) if text is not None and spans else []
         env = self._env("book_locate_source", items=candidates, data={
             "book_id": book_id, "version": loaded.pkg.version, "status": status,
             "match_count": len(spans), "normalized_text": needle, "folds": folds,
@@ -780,21 +780,6 @@ def envelope_data(env: Envelope) -> dict[str, Any]:
         raise CoreError(Code.INTERNAL_ERROR, f"{env.operation} returned no data object.",
                         remediation="Report this as a book-agent bug.")
     return env.data
-
-
-def _match_folds(source: SourceText, text: str, spans: list) -> list[str]:
-    """The folds (:data:`.text.FOLD_NAMES`) the typed ``text`` needed to match its spans."""
-    matcher = getattr(source, "match_folds", None)
-    if matcher is not None:  # steps over page furniture inside the span
-        return matcher(text, spans)
-    from .text import folds_between
-
-    names: list[str] = []
-    for start, end in spans[:5]:
-        for name in folds_between(text, source.span_text(start, end)):
-            if name not in names:
-                names.append(name)
-    return names
 
 
 def _relation(r: Record, target: Record) -> str:

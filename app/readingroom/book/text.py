@@ -37,6 +37,7 @@ needed one (a curly apostrophe, a traditional kanji …).
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 
@@ -126,59 +127,81 @@ def _fold_cluster(cluster: str) -> str:
 
 
 class _Fold1(dict):
-    """Code point → its one-character fold, for ``str.translate`` (learnt on first sight)."""
+    """Code point → its fold when that is one character or none, for ``str.translate``."""
 
     def __missing__(self, cp: int) -> str:
         folded = _fold_cluster(chr(cp))
-        value = folded if len(folded) == 1 else "\ufffd"
+        value = folded if len(folded) <= 1 else "\ufffd"
         self[cp] = value
         return value
 
 
+# Arabic marks that NFKC composes with a preceding letter (ا + ٔ → أ): never dropped alone.
+_COMPOSING = frozenset("\u0653\u0654\u0655")
+
+
 class _Kind(dict):
-    """Code point → "." (folds to one character), "m" (combining mark) or "x" (other)."""
+    """Code point → "." (folds to one character), "d" (folds to nothing: controls, Arabic and
+    Hebrew marks), "m" (another combining mark, folded with its letter) or "x" (expands)."""
 
     def __missing__(self, cp: int) -> str:
         ch = chr(cp)
-        if unicodedata.combining(ch):
+        folded = _fold_cluster(ch)
+        if ch in _COMPOSING:
+            kind = "m"
+        elif not folded:
+            kind = "d"
+        elif unicodedata.combining(ch):
             kind = "m"
         else:
-            kind = "." if len(_fold_cluster(ch)) == 1 and ch not in _DROP else "x"
+            kind = "." if len(folded) == 1 else "x"
         self[cp] = kind
         return kind
 
 
 _FOLD1 = _Fold1()
 _KIND = _Kind()
-_SPECIAL = re.compile(r"[^m]?m+|(?:x(?!m))+")
+_KEEP = str.maketrans({".": "\x01", "d": "\x00"})
+_SPECIAL = re.compile(r"[.x]?d*m[md]*|x")
+"""A letter with combining marks that fold with it (NFKC composes é, أ), or an expanding
+character; everything between is folded by ``str.translate`` (marks that fold to nothing are
+deleted there, their offsets left out with ``itertools.compress``)."""
+
+
+def _plain(text: str, kinds: str, s: int, e: int, parts: list[str], offs: list[int]) -> None:
+    """Fold ``text[s:e]``, made only of "." and "d" characters, at C speed."""
+    parts.append(text[s:e].translate(_FOLD1))
+    k = kinds[s:e]
+    if "d" in k:
+        offs.extend(itertools.compress(range(s, e), k.translate(_KEEP).encode("latin-1")))
+    else:
+        offs.extend(range(s, e))
 
 
 def _fold_chars(text: str) -> tuple[str, list[int]]:
     """Step one: every cluster folded; (folded, raw offset of each folded character)."""
     kinds = text.translate(_KIND)
+    n = len(text)
     if "m" not in kinds and "x" not in kinds:
-        return text.translate(_FOLD1), list(range(len(text)))
-    parts: list[str] = []
-    offs: list[int] = []
+        if "d" not in kinds:
+            return text.translate(_FOLD1), list(range(n))
+        parts: list[str] = []
+        offs: list[int] = []
+        _plain(text, kinds, 0, n, parts, offs)
+        return parts[0], offs
+    parts = []
+    offs = []
     pos = 0
     for m in _SPECIAL.finditer(kinds):
         s, e = m.span()
         if s > pos:
-            parts.append(text[pos:s].translate(_FOLD1))
-            offs.extend(range(pos, s))
-        if kinds[s] == "x" and kinds[e - 1] == "x":
-            for i in range(s, e):  # a run of expanding or dropped characters, one by one
-                folded = _fold_cluster(text[i])
-                parts.append(folded)
-                offs.extend([i] * len(folded))
-        else:
-            folded = _fold_cluster(text[s:e])
-            parts.append(folded)
-            offs.extend([s] * len(folded))
+            _plain(text, kinds, pos, s, parts, offs)
+        folded = _fold_cluster(text[s:e])
+        parts.append(folded)
+        offs.extend([s] * len(folded))
         pos = e
-    if pos < len(text):
-        parts.append(text[pos:].translate(_FOLD1))
-        offs.extend(range(pos, len(text)))
+    if pos < n:
+        _plain(text, kinds, pos, n, parts, offs)
     return "".join(parts), offs
 
 
@@ -188,11 +211,30 @@ _CJK_CLASS = ("\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff
 # ordinary characters, a lone hyphen inside a word and a bare "..." are left alone, so most
 # text has few of them): punctuation with whitespace around it or repeated, whitespace before
 # ; : ! ?, and whitespace that goes or shrinks.
-_JOINT = re.compile(
-    r"(?P<p> *(?:-{2,}|\.(?: ?\.){2,}) *| +(?:-|['\"]) *|(?:-|['\"]) +|\. \.(?: ?\.)+ *)"
-    r"|(?P<d> +(?=[;:!?]))"
-    rf"|(?P<w>^ +| +$| {{2,}}|(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}]))"
+_JOINTS = (
+    # From a space: whitespace before punctuation that drops it, before ; : ! ?, at the end,
+    # doubled, or between two CJK characters. The look-ahead right after the first space
+    # rejects the common case (one space before a letter) at once.
+    re.compile(
+        r" (?:(?=[ \-.'\"]) *(?:-+|\.(?: ?\.){2,}|['\"]) *|(?=[ ;:!?]) *(?=[;:!?])| *$"
+        rf"|(?= ) *|(?=[{_CJK_CLASS}])(?<=[{_CJK_CLASS}] ))"),
+    re.compile(r"-(?:-+ *| +)"),  # a dash run, or a hyphen with whitespace after it
+    re.compile(r"\.(?: ?\.){2,} *"),  # an ellipsis
+    re.compile(r"['\"] +"),  # a quotation mark with whitespace after it
 )
+"""The places where step two changes the folded text (a plain single space between two
+ordinary characters, a lone hyphen inside a word and a bare quotation mark are left alone, so
+most text has few). Separate patterns, each starting with one literal character: the regex
+engine scans for that character at C speed, where one alternation would try every position."""
+
+
+class _CjkCache(dict):
+    def __missing__(self, ch: str) -> bool:
+        value = self[ch] = is_cjk(ch)
+        return value
+
+
+_IS_CJK = _CjkCache()
 
 
 def _joints(text: str, chars: str, offs: list[int]) -> tuple[str, list[int]]:
@@ -201,19 +243,22 @@ def _joints(text: str, chars: str, offs: list[int]) -> tuple[str, list[int]]:
     out: list[int] = []
     pos = 0
     n = len(chars)
-    for m in _JOINT.finditer(chars):
-        s, e = m.span()
+    if chars.startswith(" "):
+        pos = n - len(chars.lstrip(" "))
+    found = sorted(m.span() for pattern in _JOINTS for m in pattern.finditer(chars, pos))
+    for s, e in found:
+        if s < pos:
+            continue  # inside the previous joint
         if s > pos:
             parts.append(chars[pos:s])
             out.extend(offs[pos:s])
         pos = e
-        kind = m.lastgroup
-        if kind == "d":
-            continue
-        if kind == "w":
+        if not chars[s:e].strip(" "):  # whitespace only
+            if e < n and chars[e] in ";:!?":
+                continue
             prev = parts[-1][-1] if parts else ""
             nxt = chars[e] if e < n else ""
-            if prev and nxt and not (is_cjk(prev) and is_cjk(nxt)):
+            if prev and nxt and not (_IS_CJK[prev] and _IS_CJK[nxt]):
                 parts.append(" ")
                 out.append(offs[s])
             continue
@@ -222,8 +267,8 @@ def _joints(text: str, chars: str, offs: list[int]) -> tuple[str, list[int]]:
             c0 += 1
         lead = chars[c0]
         if lead == "-":
-            if (c0 == s and e == c0 + 1 + len(chars[c0 + 1:e]) and chars[c0 + 1] == " "
-                    and s > 0 and chars[s - 1].isalpha() and e < n and chars[e].isalpha()
+            if (c0 == s and e > c0 + 1 and chars[c0 + 1] == " " and s > 0
+                    and chars[s - 1].isalpha() and e < n and chars[e].isalpha()
                     and text[offs[c0]] in _HYPHENS and "\n" in text[offs[c0]:offs[e]]):
                 continue  # end-of-line hyphenation: the two halves join
             parts.append("-")
@@ -235,7 +280,7 @@ def _joints(text: str, chars: str, offs: list[int]) -> tuple[str, list[int]]:
         else:  # a quotation mark
             parts.append(lead)
             out.append(offs[c0])
-    if pos == 0:
+    if not parts and pos == 0:
         return chars, offs
     if pos < n:
         parts.append(chars[pos:])

@@ -280,6 +280,7 @@ def hybrid_search(
     rerank_mode: RerankMode = "auto",
     deadline: float | None = None,
     texts: Callable[[str], str] | None = None,
+    include_contents: bool = False,
 ) -> SearchResult:
     """Search lexically, and semantically and with a rerank where chosen and possible.
 
@@ -294,6 +295,8 @@ def hybrid_search(
         deadline: ``time.monotonic()`` by which the answer is due; None: no deadline (network
             adapters still stop at 120 s).
         texts: record id → the text sent to the reranker.
+        include_contents: also rank contents pages and navigation (see
+            :meth:`BookIndex.search`).
 
     Returns:
         The index's result with ``modes`` and ``mode_details`` saying what ran and why not.
@@ -316,7 +319,8 @@ def hybrid_search(
         details.fusion = f"reciprocal-rank fusion, k={RRF_K}"
     fetch = top_k if rerank_mode == "off" or reranker is None else min(
         MAX_TOP_K, max(top_k, RERANK_POOL))
-    result = index.search(query, top_k=fetch, strict=strict, hints=hints, semantic=ranking)
+    result = index.search(query, top_k=fetch, strict=strict, hints=hints, semantic=ranking,
+                          include_contents=include_contents)
     outcome = rerank(reranker, rerank_mode, query,
                      [texts(h.record_id) if texts else h.snippet for h in result.hits],
                      remaining=_remaining(deadline))

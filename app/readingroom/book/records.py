@@ -59,6 +59,8 @@ NO_TEXT_LAYER = "no text layer — render to read"
 
 _MD_SYNTAX = re.compile(r"!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|[#*_>`|\[\]-]")
 _NOT_LETTERS = re.compile(r"[\W_]+")
+_CONTROLS = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069]")
+"""What :func:`.text.strip_controls` removes (checked first: most text has none)."""
 _HIDDEN_FURNITURE = frozenset({"running_head", "folio", "page_break"})
 _HEADING = re.compile(r"^(#{1,6})(\s.*)$")
 _FENCE = ("```", "~~~")
@@ -702,7 +704,9 @@ class _View:
                 lines = _drop_title_lines(lines, nest.title_key, markdown=True)
             return _render_markdown("\n".join(lines), nest)
         text = _view_furniture(text, unit.furniture, p.start, p.end)
-        lines = [line.strip() for line in strip_controls(text).split("\n")]
+        if _CONTROLS.search(text):
+            text = strip_controls(text)
+        lines = [line.strip() for line in text.split("\n")]
         if nest.drops(p):
             lines = _drop_title_lines(lines, nest.title_key)
         if unit.kind == "pdf_page":
@@ -805,14 +809,15 @@ def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
             flush()
             prev_full = False
             continue
-        short = len(line) < full or _LEADER.search(line) is not None
+        short = len(line) < full or _has_leader(line)
         last = cur[-1] if cur else ""
         heading_like = short and last[-1:] in ".!?:" and line[-1] not in ".!?:;,)" and (
             line[0].isupper() or line[0].isdigit())
         if cur and prev_full and not _BULLET_START.match(line) and not heading_like:
-            if _HYPHEN_END.search(last) and line[0].islower():
+            if _HYPHEN_END.search(last[-2:]) and line[0].islower():
                 cur[-1] = last[:-1] + line
-            elif _unspaced(last[-1]) or _unspaced(line[0]):
+            elif (last[-1] >= "\u2e80" or line[0] >= "\u2e80") and (
+                    _unspaced(last[-1]) or _unspaced(line[0])):
                 cur[-1] = last + line
             else:
                 cur[-1] = last + " " + line
@@ -825,6 +830,12 @@ def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
         prev_full = not short
     flush()
     return paragraphs
+
+
+def _has_leader(line: str) -> bool:
+    if "..." in line or ". . ." in line or "……" in line or "____" in line:
+        return _LEADER.search(line) is not None
+    return False
 
 
 def _unspaced(ch: str) -> bool:
@@ -929,20 +940,32 @@ def _wrap_line(line: str) -> list[str]:
     cont = quote.rstrip() + (" " if quote.strip() else "") + " " * min(len(marker), 4)
     if not quote.strip():
         cont = " " * (len(quote) + min(len(marker), 4))
-    words = line[len(head):].split(" ")
+    rest = line[len(head):]
     out: list[str] = []
-    cur: list[str] = []
-    cur_len = len(head)
     prefix = head
-    for w in words:
-        if cur and w and cur[-1] and cur_len + 1 + len(w) > WRAP and not _WORD_SYNTAX.match(w):
-            out.append(prefix + " ".join(cur))
-            prefix, cur, cur_len = cont, [w], len(cont) + len(w)
-            continue
-        cur_len += (1 if cur else 0) + len(w)
-        cur.append(w)
-    out.append(prefix + " ".join(cur))
+    while len(prefix) + len(rest) > WRAP:
+        limit = WRAP - len(prefix)
+        k = rest.rfind(" ", 0, limit + 1)
+        while k > 0 and not _breakable(rest, k):
+            k = rest.rfind(" ", 0, k)
+        if k <= 0:  # nothing fits: break at the first possible space after the width
+            k = rest.find(" ", limit + 1)
+            while k > 0 and not _breakable(rest, k):
+                k = rest.find(" ", k + 1)
+            if k <= 0:
+                break
+        out.append(prefix + rest[:k])
+        rest, prefix = rest[k + 1:], cont
+    out.append(prefix + rest)
     return out
+
+
+def _breakable(rest: str, k: int) -> bool:
+    """Whether the single space at ``rest[k]`` may become a line break."""
+    if rest[k - 1] == " " or k + 1 >= len(rest) or rest[k + 1] == " ":
+        return False  # runs of spaces (and hard-break spaces) stay as they are
+    end = rest.find(" ", k + 1)
+    return not _WORD_SYNTAX.match(rest[k + 1:end if end >= 0 else len(rest)])
 
 
 def _heading_key(text: str) -> str:

@@ -68,6 +68,16 @@ def test_a_word_hyphenated_before_a_folio_joins_across_the_page():
     assert [s["kind"] for s in loc.stepped_over] == ["folio", "running_head"]
 
 
+def test_a_word_broken_by_a_soft_hyphen_before_a_folio_joins_across_the_page():
+    p0 = "a topo\u00ad\n12"
+    units = [SourceUnit("pdf_page", 0, p0, label="12", furniture=spanned(p0, ("12", "folio"))),
+             SourceUnit("pdf_page", 1, "logical space", label="13")]
+    source = SourceText(units, book_id="b", version=1, source_sha256="a" * 64)
+    loc = locate(source, "a topological space")
+    assert (loc.unit_index, loc.unit_end_index) == (0, 1)
+    assert loc.stepped_over == [{"kind": "folio", "text": "12", "unit_index": 0}]
+
+
 def test_a_span_ends_before_the_furniture_that_follows_it():
     loc = locate(pdf(), "that runs from the foot")
     assert loc.unit_end_index == 0 and loc.quote == "that runs from the foot"

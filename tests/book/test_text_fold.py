@@ -48,6 +48,8 @@ EQUAL = [
     ("שָׁלוֹם עֲלֵיכֶם", "שלום עליכם"),
     ("בְּרֵאשִׁ֖ית בָּרָ֣א", "בראשית ברא"),
     ("exam-\nple", "example"),
+    ("exam\u00ad\nple", "example"),
+    ("exam\u00adple", "example"),
 ]
 
 
@@ -79,6 +81,7 @@ def test_different_text_stays_different():
 @pytest.mark.parametrize("text", [book for book, _ in EQUAL] + [
     "", " ", "ﬁne Straße", "e\u0301te\u0301", "  lead and trail  ", "x \u200b\u200b y",
     "\u05d0\u05b0", "\u0301alone", "日本\n語", "a - - b", "‘’“”", "..........",
+    "a \u00ad b", "\u00ad", "x\u00ad", "ex\u00ad ample", "ا\u0654\u064e",
 ])
 def test_offset_map_is_exact(text):
     folded, offsets = normalise_with_offsets(text)

@@ -136,10 +136,13 @@ class SourceText:
             folded, offs = normalise_with_offsets(masked)
             if last >= 0 and folded:
                 prev = parts[last]
-                if self._hyphenated(last, prev) and folded[0].isalpha():
+                broken = self._broken(last, prev) if folded[0].isalpha() else None
+                if broken == "hyphen":
                     # A word hyphenated across a page break: drop the hyphen, join the halves.
                     parts[last] = prev[:-1]
                     self._offsets[last] = self._offsets[last][:-2] + self._offsets[last][-1:]
+                elif broken == "soft":
+                    pass  # broken after a soft hyphen (already dropped): the halves join
                 elif not (prev[-1] in _NO_SPACE_AFTER or folded[0] in _NO_SPACE_BEFORE
                           or prev.endswith("...") or folded.startswith("...")
                           or (is_cjk(prev[-1]) and is_cjk(folded[0]))):
@@ -158,11 +161,17 @@ class SourceText:
             pos += len(part)
         self.folded = "".join(parts)
 
-    def _hyphenated(self, u: int, folded: str) -> bool:
-        """Unit ``u`` ends in a hyphen proper after a letter (not a dash)."""
-        if len(folded) < 2 or folded[-1] != "-" or not folded[-2].isalpha():
-            return False
-        return self._masked[u][self._offsets[u][-2]] in _HYPHENS
+    def _broken(self, u: int, folded: str) -> str | None:
+        """How unit ``u`` ends a word broken at its end: "hyphen" (a hyphen proper after a
+        letter, not a dash), "soft" (a soft hyphen after a letter), or None."""
+        if not folded or (not folded[-1].isalpha() and folded[-1] != "-"):
+            return None
+        offs, masked = self._offsets[u], self._masked[u]
+        if folded[-1] == "-":
+            if len(folded) > 1 and folded[-2].isalpha() and masked[offs[-2]] in _HYPHENS:
+                return "hyphen"
+            return None
+        return "soft" if "\u00ad" in masked[offs[-2] + 1:] else None
 
     # ------------------------------------------------------------------ positions
     def _unit_at(self, pos: int) -> int:

@@ -54,6 +54,7 @@ _DROP = frozenset(
     + "".join(map(chr, range(0xE0100, 0xE01F0)))
 )
 _CJK_PUNCTUATION = frozenset("\u30fb\u30a0\u309b\u309c")  # ・ ゠ ゛ ゜ separate words
+_SHY = "\u00ad"
 _HYPHENS = frozenset("-\u2010\u2011")
 """Hyphens proper: only these join a word broken at the end of a line."""
 
@@ -116,6 +117,9 @@ def _fold_cluster(cluster: str) -> str:
     folded = unicodedata.normalize("NFKC", cluster).casefold()
     out = []
     for ch in folded:
+        if ch == _SHY:
+            out.append(ch)  # kept for step two: it may mark a word broken at a line end
+            continue
         if ch in _DROP or ch in _DIACRITICS:
             continue
         if ch.isspace():
@@ -219,6 +223,7 @@ _JOINTS = (
         r" (?:(?=[ \-.'\"]) *(?:-+|\.(?: ?\.){2,}|['\"]) *|(?=[ ;:!?]) *(?=[;:!?])| *$"
         rf"|(?= ) *|(?=[{_CJK_CLASS}])(?<=[{_CJK_CLASS}] ))"),
     re.compile(r"-(?:-+ *| +)"),  # a dash run, or a hyphen with whitespace after it
+    re.compile("\u00ad+ *"),  # soft hyphens: dropped, and a line break after one joins
     re.compile(r"\.(?: ?\.){2,} *"),  # an ellipsis
     re.compile(r"['\"] +"),  # a quotation mark with whitespace after it
 )
@@ -273,6 +278,16 @@ def _joints(text: str, chars: str, offs: list[int]) -> tuple[str, list[int]]:
                 continue  # end-of-line hyphenation: the two halves join
             parts.append("-")
             out.append(offs[c0])
+        elif lead == _SHY:
+            if e > c0 + 1 and chars[e - 1] == " ":  # whitespace after the soft hyphen
+                prev = parts[-1][-1] if parts else ""
+                nxt = chars[e] if e < n else ""
+                if prev.isalpha() and nxt.isalpha() and "\n" in text[offs[c0]:offs[e]]:
+                    continue  # a word broken at a line end: the halves join
+                if (c0 == s and prev and prev != " " and nxt
+                        and not (_IS_CJK[prev] and _IS_CJK[nxt])):
+                    parts.append(" ")
+                    out.append(offs[e - 1])
         elif lead == ".":
             dots = [i for i in range(c0, e) if chars[i] == "."][:3]
             parts.append("...")

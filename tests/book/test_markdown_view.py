@@ -278,3 +278,14 @@ def test_verse_printed_one_paragraph_per_line_reads_as_stanzas():
     md = build_book_text(SourceDocument("epub", (SourceUnit("epub_chapter", 0, text,
                                                             blocks=tuple(blocks)),))).markdown
     assert "\n\n".join(talk) in md
+
+
+def test_a_repeated_title_after_a_cover_image_is_left_out():
+    text = "Manufactures.\nMills and more mills."
+    unit = SourceUnit("epub_chapter", 0, text, blocks=(
+        (0, 0, "![map](images/map.jpg)"), (0, 13, "## Manufactures."), (14, len(text),
+                                                                       "Mills and *more* mills.")))
+    md = build_book_text(SourceDocument("epub", (unit,), toc=(TocEntry("Manufactures", 1, 0),),
+                                        title="Georgia")).markdown
+    assert md.count("Manufactures") == 1 and "![map](images/map.jpg)" in md
+    assert "Mills and *more* mills." in md

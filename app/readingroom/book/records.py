@@ -620,17 +620,22 @@ class _Nesting:
                 m = _HEADING.match(p.markdown)
                 if m:
                     levels.append(len(m.group(1)))
-        first = next((p for p in pieces if p.kind != "gap"), None)
         base = min(levels) - 1 if levels else 0
-        if title and first is not None:
+        if title:
+            # The first heading among the first few blocks (after a cover image, say), or the
+            # first lines of raw text, may repeat the section's title.
             key = _heading_key(title)
-            if first.kind == "md":
-                m = _HEADING.match(first.markdown)
-                if m and _heading_key(m.group(2)) == key:
-                    self.drop = (first.unit, first.start)
-                    base = len(m.group(1))
-            elif first.kind in ("raw", "ident"):
-                self.drop = (first.unit, first.start)
+            shown = (p for p in pieces if p.kind != "gap")
+            for _, p in zip(range(6), shown, strict=False):
+                if p.kind in ("raw", "ident"):
+                    self.drop = (p.unit, p.start)  # its lines are dropped only if they match
+                    break
+                m = _HEADING.match(p.markdown) if p.kind == "md" else None
+                if m:
+                    if _heading_key(m.group(2)) == key:
+                        self.drop = (p.unit, p.start)
+                        base = len(m.group(1))
+                    break
         self.base = base
         self.title_key = _heading_key(title) if title else ""
 

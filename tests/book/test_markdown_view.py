@@ -289,3 +289,11 @@ def test_a_repeated_title_after_a_cover_image_is_left_out():
                                         title="Georgia")).markdown
     assert md.count("Manufactures") == 1 and "![map](images/map.jpg)" in md
     assert "Mills and *more* mills." in md
+
+
+def test_a_long_raw_section_drops_its_repeated_title_once():
+    text = "Chapter Two\n" + "\n\n".join("A sentence of the raw chapter text. " * 12
+                                        for _ in range(12))
+    unit = SourceUnit("pdf_page", 0, text)
+    bt = build_book_text(SourceDocument("pdf", (unit,), toc=(TocEntry("Chapter Two", 1, 0),)))
+    assert len(bt.records) > 1 and bt.markdown.count("Chapter Two") == 1

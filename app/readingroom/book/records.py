@@ -613,7 +613,7 @@ class _Nesting:
 
     def __init__(self, pieces: list[_Piece], title: str | None, depth: int) -> None:
         self.depth = depth
-        self.drop: tuple[int, int] | None = None
+        self.drop: tuple[int, int, int] | None = None
         levels = []
         for p in pieces:
             if p.kind == "md":
@@ -628,12 +628,12 @@ class _Nesting:
             shown = (p for p in pieces if p.kind != "gap")
             for _, p in zip(range(6), shown, strict=False):
                 if p.kind in ("raw", "ident"):
-                    self.drop = (p.unit, p.start)  # its lines are dropped only if they match
+                    self.drop = (p.unit, p.start, p.end)  # its lines are dropped only if they match
                     break
                 m = _HEADING.match(p.markdown) if p.kind == "md" else None
                 if m:
                     if _heading_key(m.group(2)) == key:
-                        self.drop = (p.unit, p.start)
+                        self.drop = (p.unit, p.start, p.end)
                         base = len(m.group(1))
                     break
         self.base = base
@@ -641,7 +641,9 @@ class _Nesting:
 
     def drops(self, p: _Piece) -> bool:
         """Whether ``p`` opens with the section's repeated title (left out of the view)."""
-        return self.drop == (p.unit, p.start)
+        # A raw piece may have been cut since (its end moved); a rendered block never is.
+        return self.drop is not None and self.drop[:2] == (p.unit, p.start) and (
+            p.kind != "md" or self.drop[2] == p.end)
 
     def heading(self, line: str) -> str:
         m = _HEADING.match(line)

@@ -69,6 +69,9 @@ class PageText:
     reordered: bool = False
     ruby: int = 0
     """Ruby (furigana) glyphs left out of the text."""
+    emphasis: list[list[tuple[int, int, bool, bool]]] | None = None
+    """Per piece, its bold/italic spans relative to the piece (Latin pages; see
+    :mod:`.pdf_blocks`); None where the page's Markdown blocks are not built."""
 
 
 def join_blocks(blocks: list[tuple[Box, list[str]]], *, reordered: bool = False) -> PageText:

@@ -51,6 +51,7 @@ from ...core.errors import Code, CoreError
 from ..model import FurnitureSpan, SourceDocument, SourceUnit, TocEntry
 from ..text import is_cjk, normalise, normalise_with_offsets
 from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
+from .pdf_blocks import emphasis_runs, page_blocks, place_emphasis
 from .pdf_contents import ContentsJudge
 from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
 
@@ -171,6 +172,8 @@ def _read_document(
     failed: list[int] = []
     ruby = 0
     bands: dict[int, list[BandLine]] = {}
+    # Latin pages: block spans and emphasis, for the Markdown blocks built at the end.
+    layouts: dict[int, tuple[list[tuple[int, int]], list[list[Any]]]] = {}
     # Pages that outline entries point into wait for the furniture (see _resolve_entries).
     held: dict[int, PageText] = {}
     for index in range(total):
@@ -210,6 +213,8 @@ def _read_document(
         )
         if index in pending:
             held[index] = extracted
+        if has_text and extracted.emphasis is not None:
+            layouts[index] = ([(s, e) for s, e, _y0, _y1 in extracted.pieces], extracted.emphasis)
         if progress is not None:
             progress(index + 1, total)
 
@@ -254,6 +259,7 @@ def _read_document(
     units = _furnish(units, bands, outline, has_labels)
     furniture = {u.index: u.furniture for u in units if u.furniture}
     resolved = _resolve_entries(outline, pending, held, furniture)
+    units = _with_blocks(units, layouts, resolved.values())
     if not has_labels and any(u.label_inferred for u in units):
         warnings.append(
             "The PDF has no page labels; printed page numbers were inferred from the folios."
@@ -336,6 +342,28 @@ def _furnish(
             changes["label"] = labels[unit.index]
             changes["label_inferred"] = True
         out.append(dataclasses.replace(unit, **changes) if changes else unit)
+    return out
+
+
+def _with_blocks(
+    units: list[SourceUnit],
+    layouts: dict[int, tuple[list[tuple[int, int]], list[list[Any]]]],
+    toc: Any,
+) -> list[SourceUnit]:
+    """The units with their Markdown blocks (see :mod:`.pdf_blocks`); text unchanged."""
+    headings: dict[int, dict[int, int]] = {}
+    for entry in toc:
+        headings.setdefault(entry.unit_index, {}).setdefault(entry.char_offset, entry.level)
+    out = []
+    for unit in units:
+        layout = layouts.get(unit.index)
+        if layout is None:
+            out.append(unit)
+            continue
+        pieces, emphasis = layout
+        blocks = page_blocks(unit.text, pieces, emphasis, unit.furniture,
+                             headings.get(unit.index))
+        out.append(dataclasses.replace(unit, blocks=blocks) if blocks else unit)
     return out
 
 
@@ -621,19 +649,33 @@ def _clean_lines(text: str) -> list[str]:
 def _extract_page(page: Any, flags: int) -> PageText:
     """The page's text in reading order (see the module docstring)."""
     blocks: list[Box] = []
+    numbers: dict[int, int] = {}
     cjk = 0
-    # One text page (MuPDF's layout analysis) serves both the blocks and, if needed, the dict.
+    # One text page (MuPDF's layout analysis) serves the blocks, the XHTML (emphasis) and,
+    # if needed, the dict.
     textpage = page.get_textpage(flags=flags)
-    for x0, y0, x1, y1, text, _number, kind in page.get_text("blocks", textpage=textpage):
+    for x0, y0, x1, y1, text, number, kind in page.get_text("blocks", textpage=textpage):
         if kind != 0:
             continue
         if _CJK_HINT.search(text):
             cjk += sum(1 for ch in text if is_cjk(ch))
-        blocks.append(Box(x0, y0, x1, y1, text))
+        box = Box(x0, y0, x1, y1, text)
+        numbers[id(box)] = number
+        blocks.append(box)
     if cjk >= _CJK_MIN:
         return _extract_cjk_page(page, textpage)
     ordered, reordered = reading_order(blocks, float(page.rect.width))
-    return join_blocks([(b, _clean_lines(b.text)) for b in ordered], reordered=reordered)
+    pairs = [(b, _clean_lines(b.text)) for b in ordered]
+    result = join_blocks(pairs, reordered=reordered)
+    kept = [b for b, lines in pairs if lines]
+    runs = _safe(lambda: emphasis_runs(page.get_text("xhtml", textpage=textpage)), [])
+    # XHTML writes one element per text block, in the text page's order.
+    matched = len(runs) == len(blocks) and all(numbers[id(b)] < len(runs) for b in kept)
+    result.emphasis = [
+        place_emphasis(result.text[s:e], runs[numbers[id(b)]]) if matched else []
+        for b, (s, e, _y0, _y1) in zip(kept, result.pieces, strict=True)
+    ]
+    return result
 
 
 def _line_text(line: dict[str, Any]) -> str:

@@ -1,0 +1,263 @@
+"""Markdown blocks of a PDF page, each tied to the raw span it renders.
+
+A page's text is made of MuPDF text blocks (:class:`.layout.PageText` pieces); each becomes one
+or more Markdown blocks (:data:`..model.Block`):
+
+* Emphasis comes from MuPDF's own XHTML rendering of the same text page (``<b>``, ``<i>``),
+  which costs about what the plain pass costs (a ``dict`` pass costs 2-3×). Its runs are placed
+  in the raw block text by search, in order; where one cannot be placed the block keeps its
+  text without emphasis. A run is shown as emphasis only when it holds a word of three letters
+  or more (maths italic, ``*x*``, would be noise).
+* A block that holds an outline entry is a heading of the entry's level.
+* Lines are joined with spaces; end-of-line hyphenation is joined (``exam-⏎ple`` →
+  ``example``; ``Schwarz-⏎Weiß`` keeps its hyphen); a short line ending a sentence ends a
+  paragraph. A block of verse (it carries line numbers, or all its lines are much shorter
+  than the page's prose lines) keeps its line breaks as hard breaks.
+* Running heads and folios are left out: a block that is all furniture gives no Markdown (the
+  raw gap is furniture), and furniture lines at a block's edges are left outside its span.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import statistics
+from collections.abc import Sequence
+
+from ..model import Block, FurnitureSpan
+
+__all__ = ["Emphasis", "emphasis_runs", "page_blocks", "place_emphasis"]
+
+Emphasis = tuple[int, int, bool, bool]
+"""``(start, end, bold, italic)``: an emphasised span, relative to its block's raw text."""
+
+_ELEMENT = re.compile(r"<(p|h[1-6])>(.*?)</\1>", re.DOTALL)
+_TAG = re.compile(r"</?[a-z0-9]+[^>]*>")
+_RUN = re.compile(r"<(b|i)>(<(?:b|i)>)?([^<]+)(?:</(?:b|i)>)?</\1>")
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_SENTENCE_END = frozenset(".!?:;\"”’»)")
+_HIDDEN = frozenset({"running_head", "folio", "page_break"})
+_ESCAPE = re.compile(r"([\\`*_<])")
+_LINE_SYNTAX = re.compile(r"^(\s*)([#>+=|-]|\d+(?=[.)]\s))")
+
+
+def emphasis_runs(xhtml: str) -> list[list[tuple[int, str, bool, bool]]]:
+    """Each text block of MuPDF's XHTML page as its emphasised runs.
+
+    A run is ``(offset, text, bold, italic)``, the offset counted in the block's plain text
+    (tags removed, entities decoded). Only runs holding a word of three letters or more are
+    kept, and only simple ones (``<b>…</b>``, ``<i>…</i>``, ``<b><i>…</i></b>``), so a page
+    of maths italics costs one search per block.
+    """
+    blocks: list[list[tuple[int, str, bool, bool]]] = []
+    for match in _ELEMENT.finditer(xhtml):
+        inner = match.group(2)
+        runs: list[tuple[int, str, bool, bool]] = []
+        if "<b>" in inner or "<i>" in inner:
+            for run in _RUN.finditer(inner):
+                text = run.group(3)
+                if not _WORD.search(text):
+                    continue
+                tags = f"<{run.group(1)}>{run.group(2) or ''}"
+                offset = len(html.unescape(_TAG.sub("", inner[: run.start(3)])))
+                runs.append((offset, html.unescape(text), "<b>" in tags, "<i>" in tags))
+        blocks.append(runs)
+    return blocks
+
+
+def place_emphasis(raw: str, runs: Sequence[tuple[int, str, bool, bool]]) -> list[Emphasis]:
+    """The emphasised runs placed in the block's raw text (lines joined by ``\n``).
+
+    A run sits at its XHTML offset when the raw text has it there (a line break stands for
+    the space MuPDF writes between lines), else at its next occurrence in order; a run found
+    nowhere gives up the block's emphasis (none is better than emphasis in the wrong place).
+    """
+    flat = raw.replace("\n", " ")
+    placed: list[Emphasis] = []
+    pos = 0
+    for offset, text, bold, italic in runs:
+        core = text.strip()
+        at = offset + len(text) - len(text.lstrip())
+        if flat.startswith(core, at) and at >= pos:
+            pass
+        else:
+            at = flat.find(core, pos)
+            if at < 0:
+                return []
+        end = at + len(core)
+        if placed and placed[-1][1] >= at - 1 and placed[-1][2:] == (bold, italic):
+            placed[-1] = (placed[-1][0], end, bold, italic)
+        else:
+            placed.append((at, end, bold, italic))
+        pos = end
+    return placed
+
+
+def _escape(text: str) -> str:
+    return _ESCAPE.sub(r"\\\1", text)
+
+
+def _guard_line(text: str) -> str:
+    """Escape what would read as Markdown syntax at the start of a line."""
+    match = _LINE_SYNTAX.match(text)
+    if not match:
+        return text
+    lead, token = match.group(1), match.group(2)
+    if token[0].isdigit():
+        cut = len(lead) + len(token)
+        return text[:cut] + "\\" + text[cut:]
+    return f"{lead}\\{text[len(lead):]}"
+
+
+def _joiner(prev: str, nxt: str) -> tuple[str, int]:
+    """How two lines join: (text between them, characters to drop from the end of ``prev``)."""
+    if len(prev) >= 2 and prev[-1] in "-\u2010" and prev[-2].isalpha() and nxt[:1].isalpha():
+        return ("", 1) if nxt[0].islower() else ("", 0)
+    return " ", 0
+
+
+def _render(raw: str, emphasis: Sequence[Emphasis], lines_mode: bool,
+            paragraph_width: int) -> str:
+    """The block's Markdown from its raw lines and emphasis."""
+    if not emphasis:
+        # The common case: escape once, no offsets to keep.
+        plain = _escape(raw).split("\n")
+        if len(plain) == 1:
+            return _guard_line(plain[0]).strip()
+        return _join(raw.split("\n"), plain, [False] * len(plain), lines_mode, paragraph_width)
+    lines = raw.split("\n")
+    starts = []
+    pos = 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line) + 1
+    marks: dict[int, list[str]] = {}
+    for s, e, bold, italic in emphasis:
+        marker = "***" if bold and italic else "**" if bold else "*"
+        marks.setdefault(s, []).append(marker)
+        marks.setdefault(e, []).insert(0, marker)
+    inside = [False] * len(lines)
+    for s, e, _b, _i in emphasis:
+        for k, start in enumerate(starts):
+            if s < start + len(lines[k]) + 1 and e > start + len(lines[k]):
+                inside[k] = True  # emphasis runs over this line's end: no paragraph break
+    styled = [_styled(line, starts[k], marks) for k, line in enumerate(lines)]
+    return _join(lines, styled, inside, lines_mode, paragraph_width)
+
+
+def _join(lines: list[str], styled: list[str], inside: list[bool], lines_mode: bool,
+          paragraph_width: int) -> str:
+    """Raw lines (``lines``, rendered as ``styled``) joined into paragraphs or hard breaks."""
+    out: list[str] = []
+    for k, line in enumerate(lines):
+        text = styled[k]
+        if k == 0:
+            out.append(_guard_line(text))
+            continue
+        prev = lines[k - 1].rstrip()
+        if lines_mode:
+            out.append("  \n" + _guard_line(text))
+            continue
+        ends_paragraph = (
+            not inside[k - 1]
+            and prev[-1:] in _SENTENCE_END
+            and len(prev) < 0.8 * paragraph_width
+        )
+        if ends_paragraph:
+            out.append("\n\n" + _guard_line(text))
+            continue
+        between, drop = _joiner(prev, line.lstrip())
+        if drop and out and out[-1].endswith(("-", "\u2010")):
+            out[-1] = out[-1][:-1]
+        out.append(between + text.lstrip())
+    return "".join(out).strip()
+
+
+def _styled(line: str, start: int, marks: dict[int, list[str]]) -> str:
+    """One raw line escaped, with emphasis markers at their offsets (placed runs are stripped
+    of spaces, so markers always touch the words they enclose)."""
+    cuts = sorted(k - start for k in marks if start <= k <= start + len(line))
+    if not cuts:
+        return _escape(line)
+    out: list[str] = []
+    pos = 0
+    for cut in cuts:
+        out.append(_escape(line[pos:cut]))
+        out.append("".join(marks[start + cut]))
+        pos = cut
+    out.append(_escape(line[pos:]))
+    return "".join(out)
+
+
+def page_blocks(
+    text: str,
+    pieces: Sequence[tuple[int, int]],
+    emphasis: Sequence[Sequence[Emphasis]] | None,
+    furniture: Sequence[FurnitureSpan] = (),
+    headings: dict[int, int] | None = None,
+) -> tuple[Block, ...]:
+    """A page's Markdown blocks in reading order.
+
+    Args:
+        text: the page's raw text.
+        pieces: ``(start, end)`` of each text block in ``text``, in reading order.
+        emphasis: per piece, its emphasised spans (relative to the piece); None: no emphasis.
+        furniture: the page's furniture spans.
+        headings: raw offset of an outline entry on this page → its level.
+    """
+    hidden = [(s, e) for s, e, kind in furniture if kind in _HIDDEN]
+    numbered = [(s, e) for s, e, kind in furniture if kind == "line_number"]
+    headings = headings or {}
+    widths = [max(len(line) for line in text[s:e].split("\n")) for s, e in pieces
+              if text.count("\n", s, e) >= 2]
+    width = int(statistics.median(widths)) if widths else 80
+    blocks: list[Block] = []
+    for number, (start, end) in enumerate(pieces):
+        kept = _kept_lines(text, start, end, hidden)
+        if kept is None:
+            continue  # all furniture
+        start, end = kept
+        raw = text[start:end]
+        marks = [] if emphasis is None or number >= len(emphasis) else list(emphasis[number])
+        shift = start - pieces[number][0]
+        marks = [(s - shift, e - shift, b, i) for s, e, b, i in marks
+                 if s - shift >= 0 and e - shift <= len(raw)]
+        level = next((lvl for at, lvl in headings.items() if start <= at < end), None)
+        if level is not None and raw.count("\n") < 3:
+            title = " ".join(_escape(raw).split())
+            blocks.append((start, end, "#" * min(level, 6) + " " + title))
+            continue
+        lines = raw.split("\n")
+        verse = any(s < end and e > start for s, e in numbered) or (
+            len(lines) >= 2 and width >= 40 and max(len(x) for x in lines) < 0.6 * width
+        )
+        markdown = _render(raw, marks, verse, width)
+        if markdown:
+            blocks.append((start, end, markdown))
+    return tuple(blocks)
+
+
+def _kept_lines(text: str, start: int, end: int,
+                hidden: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
+    """The block's span without furniture lines at its edges; None when nothing is left."""
+    if not hidden:
+        return start, end
+    lines: list[tuple[int, int]] = []
+    pos = start
+    for line in text[start:end].split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+
+    def furniture(span: tuple[int, int]) -> bool:
+        s, e = span
+        body = text[s:e]
+        covered = sum(min(e, b) - max(s, a) for a, b in hidden if a < e and b > s)
+        return covered >= len(body.strip())
+
+    while lines and furniture(lines[0]):
+        lines.pop(0)
+    while lines and furniture(lines[-1]):
+        lines.pop()
+    if not lines:
+        return None
+    return lines[0][0], lines[-1][1]

@@ -140,6 +140,9 @@ def test_hyphen_compounds_are_found_by_parts_and_whole(tmp_path: Path, engine: s
     with _index(tmp_path, records, engine) as index:
         result = index.search(query)
         assert result.hits and result.hits[0].record_id == "r001"
+        assert "«" in result.hits[0].snippet
+        if query == "matchbox":
+            assert "«match-box»" in result.hits[0].snippet
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -194,3 +197,13 @@ def test_folded_variants_match_and_are_reported(tmp_path: Path, engine: str,
                             lambda q: ["full-width"] if "ｆ" in q else [], raising=False)
         assert index.search("ｆｉｌｅ").folds == ["full-width"]
         assert index.search("file").folds == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_hits_say_which_fold_made_them_match(tmp_path: Path, engine: str):
+    records = [rec(0, "A", "古い電燈の下で、it\u2019s late"), rec(1, "B", "電灯 and it's")]
+    with _index(tmp_path, records, engine) as index:
+        by_id = {h.record_id: h.folds for h in index.search("電灯").hits}
+        assert by_id == {"r000": ["kanji_variant"], "r001": []}
+        by_id = {h.record_id: h.folds for h in index.search("it's").hits}
+        assert by_id == {"r000": ["punctuation"], "r001": []}

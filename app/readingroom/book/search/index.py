@@ -472,7 +472,7 @@ class BookIndex:
         with self._connection() as conn:
             if semantic is not None:
                 hits, total, left_out = self._fused(conn, terms, strict, top_k, narrow, boost,
-                                                    semantic, hide)
+                                                    semantic, hide, _QueryParts(query))
             else:
                 if narrow is None and not boost:
                     pool, total, left_out = self._engine.top(conn, terms, strict, pool_k, hide)
@@ -480,7 +480,7 @@ class BookIndex:
                     scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
                     pool, total = best(scores, pool_k), len(scores)
                 top = self._rerank(conn, pool, terms)[:top_k]
-                hits = self._hits(conn, top, terms) if top else []
+                hits = self._hits(conn, top, terms, _QueryParts(query)) if top else []
         return SearchResult(
             query=query, normalized_query=norm,
             terms=[Term(text=t.text, kind=t.kind) for t in terms],
@@ -583,28 +583,31 @@ class BookIndex:
         return _cache_rows(self, conn, ids)
 
     def _hits(self, conn: sqlite3.Connection, top: list[tuple[float, int]],
-              terms: Sequence[QueryTerm]) -> list[Hit]:
+              terms: Sequence[QueryTerm], parts: _QueryParts) -> list[Hit]:
         rows = self._snippet_rows(conn, [rowid for _, rowid in top])
         hits = []
         for place, (neg_score, rowid) in enumerate(top, start=1):
             meta = self._by_rowid[rowid]
             text, norm, offmap, hidden = rows[rowid]
-            snippet, matched = make_snippet(text, norm, offmap, terms, hidden=hidden)
+            raw_matches: list[tuple[QueryTerm, str]] = []
+            snippet, matched = make_snippet(text, norm, offmap, terms, hidden=hidden,
+                                            raw_matches=raw_matches)
             # Built from the index's own typed values: construct, not validate (a search
             # makes ten of these, and validation was a tenth of its time).
             hits.append(Hit.model_construct(
                 record_id=meta.record_id, order=meta.order, score=0.0 - neg_score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
-                snippet=snippet, matched_terms=matched, matched_by=["lexical"],
+                snippet=snippet, matched_terms=matched, folds=parts.folds(raw_matches),
+                matched_by=["lexical"],
                 ranks={"lexical": place}, scores={"lexical": 0.0 - neg_score},
             ))
         return hits
 
     def _fused(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
                top_k: int, narrow: set[int] | None, boost: set[int],
-               semantic: Sequence[tuple[float, int]], hide: frozenset[int]
-               ) -> tuple[list[Hit], int, int]:
+               semantic: Sequence[tuple[float, int]], hide: frozenset[int],
+               parts: _QueryParts) -> tuple[list[Hit], int, int]:
         scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
         ranked_lexical = best(scores, len(scores))
         head = self._rerank(conn, ranked_lexical[:POOL], terms)
@@ -622,13 +625,16 @@ class BookIndex:
         for place, f in enumerate(top, start=1):
             meta = self._by_rowid[f.rowid]
             text, norm, offmap, hidden = rows[f.rowid]
-            snippet, matched = make_snippet(text, norm, offmap, terms, hidden=hidden)
+            raw_matches: list[tuple[QueryTerm, str]] = []
+            snippet, matched = make_snippet(text, norm, offmap, terms, hidden=hidden,
+                                            raw_matches=raw_matches)
             stage = {"lexical": scores.get(f.rowid), "semantic": similar.get(f.rowid)}
             hits.append(Hit(
                 record_id=meta.record_id, order=meta.order, score=f.score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
-                snippet=snippet, matched_terms=matched, matched_by=f.matched_by,
+                snippet=snippet, matched_terms=matched, folds=parts.folds(raw_matches),
+                matched_by=f.matched_by,
                 ranks={**f.ranks, "fused": place},
                 scores={**{k: v for k, v in stage.items() if k in f.ranks and v is not None},
                         "rrf": f.score},
@@ -658,6 +664,34 @@ def _folds(query: str) -> list[str]:
     """The folds the query's normalisation applied (when :mod:`..text` describes them)."""
     describe = getattr(_text, "describe_folds", None)
     return list(describe(query)) if describe is not None else []
+
+
+class _QueryParts:
+    """The raw text of each query term inside the query, to name the folds of a match."""
+
+    def __init__(self, query: str) -> None:
+        self.query = query
+        self.norm, self.offsets = normalise_with_offsets(query)
+        self.between = getattr(_text, "folds_between", None)
+
+    def typed(self, term: QueryTerm) -> str | None:
+        at = self.norm.find(term.text)
+        if at < 0:
+            return None
+        start, end = _text.raw_span(self.offsets, at, at + len(term.text), len(self.query))
+        return self.query[start:end]
+
+    def folds(self, matches: list[tuple[QueryTerm, str]]) -> list[str]:
+        """The folds that made the terms match ``matches`` (term, raw matched text)."""
+        if self.between is None:
+            return []
+        names: set[str] = set()
+        for term, found in matches:
+            typed = self.typed(term)
+            if typed is None or typed.casefold() == found.casefold():
+                continue
+            names.update(self.between(typed, found))
+        return sorted(names)
 
 
 _Row = tuple[str, str, tuple[array, array], bool]

@@ -99,6 +99,12 @@ class Hit(BaseModel):
         "whitespace collapsed; … where cut."
     )
     matched_terms: list[str] = Field(description="Texts of the query terms this record has.")
+    folds: list[str] = Field(
+        default_factory=list,
+        description="Folds that made the query match this record's text where the two differ "
+        "(kanji_variant: 灯 typed, 燈 printed; punctuation: ' typed, ’ printed; diacritics, "
+        "width, ...): the text says it differently from what was typed. Empty when it "
+        "matched as typed.")
     matched_by: list[str] = Field(
         default_factory=lambda: ["lexical"],
         description="What found the record: lexical, semantic, or both.")
@@ -132,9 +138,9 @@ class SearchResult(BaseModel):
         "chapter titles, not the chapters. Search again with include_contents to see them.")
     folds: list[str] = Field(
         default_factory=list,
-        description="Folds the query needed to match the book's text (e.g. a variant kanji, "
-        "straight for curly quotes, diacritics), so a match may differ in those from what "
-        "was typed; empty when none applied.")
+        description="Folds that changed the query itself (e.g. full-width letters, curly "
+        "quotes, kyūjitai, diacritics): it was searched in its folded form, shown in "
+        "normalized_query. Each hit's folds say where the book's text differed.")
     hits: list[Hit]
 
 

@@ -73,13 +73,30 @@ def find_term(norm: str, term: QueryTerm, pos: int) -> tuple[int, int] | None:
     while True:
         start = norm.find(first, pos)
         if start < 0:
-            return None
+            return _find_compound(norm, first, pos) if term.kind == "word" else None
         if term.kind in ("cjk_phrase", "cjk_char"):
             return start, start + len(first)
         end = _match_at(norm, segments, start)
         if end is not None:
             return start, end
         pos = start + 1
+
+
+@functools.lru_cache(maxsize=256)
+def _compound_pattern(word: str) -> re.Pattern[str]:
+    return re.compile("[-\u2010\u2011]?".join(map(re.escape, word)))
+
+
+def _find_compound(norm: str, word: str, pos: int) -> tuple[int, int] | None:
+    """A hyphenated compound whose joined whole is ``word`` ("match-box" for "matchbox"),
+    as the index finds it."""
+    if len(word) < 2 or ("-" not in norm and "\u2010" not in norm and "\u2011" not in norm):
+        return None
+    for found in _compound_pattern(word).finditer(norm, pos):
+        s, e = found.span()
+        if e - s > len(word) and _class_at(norm, s - 1) != "w" and _class_at(norm, e) != "w":
+            return s, e
+    return None
 
 
 def _class_at(norm: str, i: int) -> str:
@@ -150,10 +167,13 @@ def has_hidden(text: str) -> bool:
 
 
 def make_snippet(text: str, norm: str, offmap: tuple[array, array],
-                 terms: Sequence[QueryTerm], *, hidden: bool = True) -> tuple[str, list[str]]:
+                 terms: Sequence[QueryTerm], *, hidden: bool = True,
+                 raw_matches: list[tuple[QueryTerm, str]] | None = None
+                 ) -> tuple[str, list[str]]:
     """A tidy window of raw text where most query terms are, matches marked, and the terms
     found (see the module docstring). ``hidden=False`` promises that ``text`` has no
-    character to hide (:func:`has_hidden`)."""
+    character to hide (:func:`has_hidden`). With ``raw_matches``, each found term and the
+    raw text of its first match are appended to it."""
     found = [(term, first_span) for term in terms
              if (first_span := find_term(norm, term, 0)) is not None]
     n = len(norm)
@@ -174,6 +194,9 @@ def make_snippet(text: str, norm: str, offmap: tuple[array, array],
 
     def raw(i: int) -> int:
         return i + deltas[bisect.bisect_right(starts, i) - 1]
+
+    if raw_matches is not None:
+        raw_matches += [(term, text[raw(s):raw(e - 1) + 1]) for term, (s, e) in found]
 
     pieces = []
     cur = raw(ws)

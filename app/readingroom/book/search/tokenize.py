@@ -195,12 +195,12 @@ def _make_term(segments: tuple[Segment, ...], display: str) -> QueryTerm:
 _JOINERS = re.compile(r"[^\W_]+(?:['\u2019\u2010\u2011-][^\W_]+)+")
 
 
-def _joined(folded: str) -> bool:
-    """True when the chunk's words are joined only by hyphens or apostrophes (outer
-    punctuation aside): "match-box", "alice's", "(purple-colour'd)"."""
+def _joined(folded: str) -> str | None:
+    """The chunk without outer punctuation when its words are joined only by hyphens or
+    apostrophes: "match-box", "alice's", "(purple-colour'd)" → "purple-colour'd"."""
     mask = folded.translate(CHAR_CLASSES)
     core = folded[len(mask) - len(mask.lstrip()):len(mask.rstrip())]
-    return _JOINERS.fullmatch(core) is not None
+    return core if _JOINERS.fullmatch(core) else None
 
 
 _QUOTES = str.maketrans({"\uff02": '"', "\u201c": '"', "\u201d": '"'})
@@ -230,9 +230,10 @@ def parse_query(query: str) -> list[QueryTerm]:
             for chunk in part.split():
                 folded = normalise(chunk)
                 segs = split_runs(folded)
-                if len(segs) > 1 and _joined(folded) and not any(cjk for cjk, _ in segs):
+                core = _joined(folded)
+                if len(segs) > 1 and core and not any(cjk for cjk, _ in segs):
                     # "match-box", "alice's": the words of one chunk stay together.
-                    groups.append((tuple(segs), " ".join(text for _, text in segs)))
+                    groups.append((tuple(segs), core))
                 else:
                     groups += [((seg,), seg[1]) for seg in segs]
         for group, display in groups:

@@ -68,7 +68,8 @@ def test_every_image_href_book_md_prints_is_readable(alice):
     for line, href in printed:
         env, data, mime = alice.epub_image("alice", chapter_locator(alice, "alice", line), href)
         assert data[:3] == b"\xff\xd8\xff" and mime == "image/jpeg", href
-        assert env.data["path"] == posixpath.normpath(href)
+        assert env.data["href_form"] in IMAGE_HREF_FORMS
+        assert env.data["path"].endswith(posixpath.normpath(href).lstrip("./"))
 
 
 def test_every_image_a_chapter_references_reads_chapter_relative(alice):
@@ -160,4 +161,27 @@ def test_cli_reads_the_book_md_href(alice, tmp_path):
         capture_output=True, text=True, encoding="utf-8", timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["data"]["href_form"] == "container path"
+    assert out.read_bytes()[:3] == b"\xff\xd8\xff"
+
+
+def test_an_href_as_book_md_prints_it_needs_no_locator(nested):
+    env, data, _mime = nested.epub_image("nested", None, "OEBPS/images/fig2.jpg")
+    assert data == TINY_JPEG and env.data["chapter"] is None
+    assert nested.epub_image("nested", None, "images/fig2.jpg")[0].data["href_form"] == \
+        "package-relative"
+    with pytest.raises(CoreError) as caught:  # relative to a chapter, but which one?
+        nested.epub_image("nested", None, "../images/fig2.jpg")
+    assert caught.value.code is Code.NOT_FOUND
+    assert "no chapter locator was given" in caught.value.message
+
+
+def test_cli_reads_an_image_without_a_locator(alice, tmp_path):
+    _line, href = book_md_images(alice, "alice")[0]
+    out = tmp_path / "first.jpg"
+    done = subprocess.run(
+        [sys.executable, "-m", "readingroom.book", "--data-dir", str(alice.registry.data_dir),
+         "epub-image", "alice", href, "--out", str(out)],
+        capture_output=True, text=True, encoding="utf-8", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"wrote {out}: ") and "container path href" in done.stdout
     assert out.read_bytes()[:3] == b"\xff\xd8\xff"

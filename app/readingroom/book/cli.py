@@ -215,8 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("epub-image", help="an image referenced by an EPUB chapter")
     c.add_argument("book_id")
-    c.add_argument("locator", help="a chapter locator: JSON, @FILE, or -")
-    c.add_argument("href")
+    c.add_argument("locator", nargs="?", help="a chapter locator (JSON, @FILE, or -), for an "
+                   "href relative to that chapter; not needed for an href as book.md prints it")
+    c.add_argument("href", help="the image: as book.md prints it, as the chapter writes it, or "
+                   "relative to the package document")
     c.add_argument("--out", type=Path, required=True)
 
     sub.add_parser("list", help="registered books")
@@ -362,8 +364,8 @@ def _run(args: argparse.Namespace) -> Envelope:
         return env
     if cmd == "epub-image":
         check_output_file(args.out)
-        env, data, _mime = service.epub_image(args.book_id, _locator_arg(args.locator),
-                                              args.href)
+        locator = None if args.locator is None else _locator_arg(args.locator)
+        env, data, _mime = service.epub_image(args.book_id, locator, args.href)
         write_output(args.out, data)
         envelope_data(env)["out"] = str(args.out)
         return env

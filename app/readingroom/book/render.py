@@ -195,6 +195,8 @@ def resolve_epub_image(image_href: str, declared: Collection[str], *,
                 + ", ".join(repr(p) for p in known[:_EXAMPLES]) + more)
     else:
         what = "the book has no image that its chapters reference and its manifest declares"
+    if chapter_href is None:
+        tried += " (no chapter locator was given, so not relative to a chapter)"
     raise CoreError(
         Code.NOT_FOUND,
         f"No image of this EPUB matches {image_href!r}: looked up {tried}; {what}.",
@@ -203,7 +205,8 @@ def resolve_epub_image(image_href: str, declared: Collection[str], *,
                  "package_dir": package_dir, "declared_images": len(known),
                  "declared_examples": known[:_EXAMPLES]},
         remediation="Pass the href as book.md prints it (a container path such as "
-                    f"{known[0]!r}), or as the chapter or the OPF manifest writes it."
+                    f"{known[0]!r}), as the chapter writes it (with the chapter's locator) or "
+                    "as the OPF manifest writes it."
                     if known else "This book has no images to read.",
     )
 

@@ -217,7 +217,10 @@ class EpubImageInput(_Input):
     """An image of an EPUB chapter."""
 
     book_id: str | None = _BOOK_ID
-    locator: dict[str, Any] | str = _LOCATOR
+    locator: dict[str, Any] | str | None = Field(
+        None, description="A chapter locator exactly as book_locate_source returned it, for "
+        "an href written relative to that chapter; may be omitted for an href as book.md "
+        "prints it. Never edit it.")
     href: str = Field(min_length=1, max_length=1000, description="The image: as book.md prints "
                       "it (a path in the container, e.g. OPS/images/fig1.png), as the chapter "
                       "writes it (relative to the locator's chapter, e.g. ../images/fig1.png) "
@@ -461,7 +464,8 @@ class BookTools:
     def epub_image(self, args: EpubImageInput) -> Reply:
         """book_read_epub_image."""
         _refuse_path(args.href, "an image href", allow_relative_up=True)
-        self._locator_book(args.locator)
+        if args.locator is not None:
+            self._locator_book(args.locator)
         book_id = self.book(args.book_id)
         assert book_id is not None
         env, data, mime = self.service.epub_image(book_id, args.locator, args.href)
@@ -547,9 +551,10 @@ class BookTools:
                  "the host showed it to you. EPUB books: use book_read_epub_image.",
                  RenderInput, self.render_page, image=True),
             spec("book_read_epub_image", "Read an image of an EPUB chapter",
-                 "An image an EPUB chapter references, attached in its own format. Give a "
-                 "chapter locator (from book_locate_source) and the image href: as book.md "
-                 "prints it, as the chapter writes it, or relative to the package document; "
+                 "An image an EPUB chapter references, attached in its own format. Give the "
+                 "image href as book.md prints it (no locator needed), or as a chapter writes "
+                 "it together with that chapter's locator (from book_locate_source), or "
+                 "relative to the package document; "
                  "data.href_form says which form matched and data.path the image's container "
                  "path. NOT_FOUND lists what was looked up and some of the book's images. "
                  "Only images inside the EPUB are served. image_attached=true confirms the "

@@ -747,27 +747,37 @@ class BookService:
         The href may be relative to the chapter the locator points into (as its XHTML writes
         it), a container path (as book.md prints it) or relative to the package document (as
         the OPF manifest writes it); it must name an image the book's chapters reference that
-        the manifest declares (checked at init).
+        the manifest declares (checked at init). ``locator`` may be None: then the href is
+        read as a container path or relative to the package document only.
         """
         from .render import IMAGE_HREF_FORMS, epub_image
 
-        loc = parse_locator(locator)
-        if loc.book_id != book_id:
-            raise CoreError(Code.INVALID_LOCATOR, "The locator is for another book.",
-                            remediation="Use a locator of this book.")
-        loaded = self._load(book_id)
-        check_locator(loc, loaded.source)
-        if loc.kind != "epub_chapter" or not loc.href:
-            raise CoreError(Code.CAPABILITY_UNAVAILABLE, "Images are read from EPUB chapters; "
-                            "this locator is not one.", remediation="Use book_render_page for "
-                            "PDF pages.")
+        chapter = None
+        if locator is not None:
+            loc = parse_locator(locator)
+            if loc.book_id != book_id:
+                raise CoreError(Code.INVALID_LOCATOR, "The locator is for another book.",
+                                remediation="Use a locator of this book.")
+            loaded = self._load(book_id)
+            check_locator(loc, loaded.source)
+            if loc.kind != "epub_chapter" or not loc.href:
+                raise CoreError(Code.CAPABILITY_UNAVAILABLE, "Images are read from EPUB "
+                                "chapters; this locator is not one.",
+                                remediation="Use book_render_page for PDF pages.")
+            chapter = loc.href
+        else:
+            loaded = self._load(book_id)
+            if loaded.manifest["source"]["format"] != "epub":
+                raise CoreError(Code.CAPABILITY_UNAVAILABLE, f"{book_id!r} is not an EPUB; it "
+                                "has no images to read.", remediation="Use book_render_page "
+                                "for PDF pages.")
         declared = {path for unit in loaded.units for path in unit.images}
         package_path = str(loaded.manifest.get("metadata", {}).get("package_path") or "")
-        image = epub_image(loaded.pkg.source_file, loc.href, href, manifest_paths=declared,
+        image = epub_image(loaded.pkg.source_file, chapter, href, manifest_paths=declared,
                            package_dir=posixpath.dirname(package_path))
         in_chapters = [u.href for u in loaded.units if image.path in u.images]
         env = self._env("book_read_epub_image", data={
-            "book_id": book_id, "chapter": loc.href, "href": href, "path": image.path,
+            "book_id": book_id, "chapter": chapter, "href": href, "path": image.path,
             "href_form": image.form, "accepted_forms": list(IMAGE_HREF_FORMS),
             "referenced_by": in_chapters[:10],
             "mime_type": image.media_type, "bytes": len(image.data)})

@@ -10,6 +10,7 @@ Generators:
   optional front pages without furniture, an outline, page labels and metadata.
 * :func:`make_verse_pdf` — verse lines with line numbers in the margin every few lines.
 * :func:`make_titled_pdf` — a first page with a large-type title and no metadata title.
+* :func:`make_styled_pdf` — lines of plain, bold and italic segments (emphasis, hyphenation).
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ os.environ.setdefault("PYMUPDF_MESSAGE", "fd:2")
 
 import pymupdf  # the message route above must be set before this import
 
-__all__ = ["folio_text", "make_furniture_pdf", "make_titled_pdf", "make_verse_pdf"]
+__all__ = [
+    "folio_text",
+    "make_furniture_pdf",
+    "make_styled_pdf",
+    "make_titled_pdf",
+    "make_verse_pdf",
+]
 
 _A4 = (595.0, 842.0)
 _LEFT = 72.0
@@ -198,6 +205,46 @@ def make_titled_pdf(
     if outline:
         doc.set_toc([list(item) for item in outline])
     doc.set_metadata({})
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
+Segment = tuple[str, Literal["plain", "bold", "italic"]]
+_FONTS = {"plain": "helv", "bold": "hebo", "italic": "heit"}
+
+
+def make_styled_pdf(
+    path: Path,
+    pages: Sequence[Sequence[Sequence[Segment] | str]],
+    *,
+    outline: Sequence[tuple[int, str, int]] | None = None,
+    gap_after: Sequence[int] = (),
+) -> Path:
+    """Write lines made of plain, bold and italic segments (Helvetica and its styles).
+
+    Args:
+        pages: each page's lines; a line is a string (plain) or ``(text, style)`` segments
+            set one after another on the same baseline.
+        outline: ``(level, title, page)`` entries.
+        gap_after: line numbers (0-based, per page) followed by a blank line's worth of
+            space (a paragraph gap, so MuPDF starts a new block).
+    """
+    doc = pymupdf.open()
+    width, height = _A4
+    for lines in pages:
+        page = doc.new_page(width=width, height=height)
+        y = _TOP
+        for number, line in enumerate(lines):
+            segments = [(line, "plain")] if isinstance(line, str) else line
+            x = _LEFT
+            for text, style in segments:
+                font = _FONTS[style]
+                page.insert_text((x, y), text, fontsize=_SIZE, fontname=font)
+                x += pymupdf.get_text_length(text, fontname=font, fontsize=_SIZE)
+            y += _LEAD * (2 if number in gap_after else 1)
+    if outline:
+        doc.set_toc([list(item) for item in outline])
     doc.save(str(path))
     doc.close()
     return path

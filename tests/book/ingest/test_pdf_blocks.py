@@ -1,0 +1,150 @@
+"""PDF Markdown blocks: paragraphs, emphasis, headings, hyphenation, verse, furniture left out."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from readingroom.book.ingest import ingest
+from readingroom.book.ingest.pdf_blocks import emphasis_runs, page_blocks, place_emphasis
+from readingroom.book.model import SourceDocument, SourceUnit
+
+from ..conftest import fixture_books
+from ..make_pdf_furniture import make_furniture_pdf, make_styled_pdf, make_verse_pdf
+
+STYLED = [
+    [("A line with a ", "plain"), ("bold", "bold"), (" word and an ", "plain"),
+     ("italic phrase", "italic"), (" in it, then an exam-", "plain")],
+    "ple of hyphenation and a Schwarz-",
+    "Weiß compound that keeps its hyphen, and the line runs on to the end.",
+    "Short last line.",
+    "A second paragraph starts here and runs on across the page width to the",
+    "margin, and then it ends.",
+]
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text)
+
+
+def _check_blocks(unit: SourceUnit) -> None:
+    """Blocks are in order, inside the text, and show every letter of their raw spans."""
+    pos = 0
+    for start, end, markdown in unit.blocks:
+        assert pos <= start <= end <= len(unit.text)
+        raw = _letters(unit.text[start:end])
+        shown = _letters(markdown)
+        assert len(shown) >= 0.95 * len(raw), (unit.text[start:end], markdown)
+        pos = end
+
+
+def test_emphasis_paragraphs_and_hyphenation(tmp_path: Path):
+    doc = ingest(make_styled_pdf(tmp_path / "s.pdf", [STYLED]))
+    unit = doc.units[0]
+    _check_blocks(unit)
+    markdown = "\n\n".join(md for _s, _e, md in unit.blocks)
+    assert "A line with a **bold** word and an *italic phrase* in it" in markdown
+    assert "an example of hyphenation" in markdown
+    assert "Schwarz-Weiß compound" in markdown
+    assert "Short last line.\n\nA second paragraph" in markdown
+    assert "exam-" in unit.text  # the raw text is untouched
+
+
+def test_outline_entries_are_headings_of_their_level(tmp_path: Path):
+    pages = [["1 Introduction", *STYLED[1:3]], ["1.1 Background", "Some words on the page."]]
+    doc = ingest(make_styled_pdf(tmp_path / "s.pdf", pages, gap_after=(0,),
+                                 outline=[(1, "Introduction", 1), (2, "Background", 2)]))
+    assert doc.units[0].blocks[0][2] == "# 1 Introduction"
+    assert doc.units[1].blocks[0][2] == "## 1.1 Background"
+
+
+def test_running_heads_and_folios_are_left_out_of_the_blocks(tmp_path: Path):
+    body = [[f"Page {p} line {i} of the running text, plain words." for i in range(8)]
+            for p in range(4)]
+    doc = ingest(make_furniture_pdf(tmp_path / "f.pdf", body))
+    for unit in doc.units:
+        _check_blocks(unit)
+        shown = " ".join(md for _s, _e, md in unit.blocks)
+        assert "Chapter Title" not in shown and "A Book of Tests" not in shown
+        assert f"Page {unit.index} line 0" in shown
+        for start, end, _kind in unit.furniture:
+            assert not any(s < end and e > start for s, e, _md in unit.blocks)
+
+
+def test_verse_keeps_its_lines(tmp_path: Path):
+    verse = [[f"Verse line {n} of the poem, in measured words" for n in range(1, 13)]]
+    doc = ingest(make_verse_pdf(tmp_path / "v.pdf", verse))
+    unit = doc.units[0]
+    _check_blocks(unit)
+    markdown = "\n".join(md for _s, _e, md in unit.blocks)
+    assert "Verse line 1 of the poem, in measured words  \nVerse line 2" in markdown
+
+
+def test_markdown_syntax_in_the_text_is_escaped():
+    text = "# not a heading\n1. not a list\n*stars* and _under_ scores"
+    pieces = [(0, 15), (16, 29), (30, len(text))]
+    markdown = [md for _s, _e, md in page_blocks(text, pieces, [[], [], []])]
+    assert markdown == ["\\# not a heading", "1\\. not a list",
+                        "\\*stars\\* and \\_under\\_ scores"]
+
+
+def test_emphasis_runs_skip_maths_italics():
+    xhtml = ("<p>Let<i> x</i><i> &#x2208;</i><i>X</i> be a<b> point</b> of"
+             " <b><i>bold italics</i></b>.</p><p>plain</p>")
+    runs = emphasis_runs(xhtml)
+    assert [[(text.strip(), b, i) for _o, text, b, i in block] for block in runs] == [
+        [("point", True, False), ("bold italics", True, True)], []]
+    raw = "Let x ∈X be a point of\nbold italics."
+    placed = place_emphasis(raw, runs[0])
+    assert [raw[s:e] for s, e, _b, _i in placed] == ["point", "bold italics"]
+
+
+def test_emphasis_that_cannot_be_placed_is_dropped():
+    assert place_emphasis("other words", [(0, "missing", True, False)]) == []
+
+
+def test_japanese_pages_have_no_blocks(tmp_path: Path):
+    from ..make_books import make_japanese_pdf
+
+    doc = ingest(make_japanese_pdf(tmp_path / "j.pdf", ["吾輩は猫である。名前はまだ無い。"],
+                                   vertical=False))
+    assert doc.units[0].blocks == ()
+
+
+# --- the real books --------------------------------------------------------------------------
+
+
+_CACHE: dict[str, SourceDocument] = {}
+
+
+def _fixture(name: str) -> SourceDocument:
+    if name not in _CACHE:
+        _CACHE[name] = ingest(fixture_books() / name)
+    return _CACHE[name]
+
+
+@pytest.mark.parametrize("name", ["geotopo-textbook-outline.pdf", "latex-4-pages-numbered.pdf"])
+def test_fixture_blocks_cover_the_pages(name):
+    doc = _fixture(name)
+    with_blocks = [u for u in doc.units if u.blocks]
+    assert len(with_blocks) >= 0.9 * len(doc.units)
+    for unit in with_blocks:
+        _check_blocks(unit)
+        # Every letter outside furniture is inside some block.
+        inside = sum(len(_letters(unit.text[s:e])) for s, e, _md in unit.blocks)
+        hidden = sum(len(_letters(unit.text[s:e])) for s, e, _k in unit.furniture)
+        assert inside + hidden >= 0.99 * len(_letters(unit.text))
+
+
+def test_textbook_headings_and_emphasis():
+    doc = _fixture("geotopo-textbook-outline.pdf")
+    headings = [md for u in doc.units for _s, _e, md in u.blocks if md.startswith("#")]
+    assert "# 1 Topologische Grundbegriﬀe" in headings
+    assert any(h.startswith("## 1.1 ") for h in headings)
+    bold = sum(md.count("**") for u in doc.units for _s, _e, md in u.blocks)
+    assert bold >= 100
+    # Maths italics are not emphasis: no one-letter "*x*".
+    shown = "\n".join(md for u in doc.units for _s, _e, md in u.blocks)
+    assert not re.search(r"(?<![*\\])\*[A-Za-z]\*(?!\*)", shown)

@@ -297,3 +297,14 @@ def test_a_long_raw_section_drops_its_repeated_title_once():
     unit = SourceUnit("pdf_page", 0, text)
     bt = build_book_text(SourceDocument("pdf", (unit,), toc=(TocEntry("Chapter Two", 1, 0),)))
     assert len(bt.records) > 1 and bt.markdown.count("Chapter Two") == 1
+
+
+def test_epub_page_marks_stay_as_comments_and_page_break_text_leaves_the_prose():
+    text = "First paragraph ends here.\n752\nSecond paragraph begins."
+    unit = SourceUnit("epub_chapter", 0, text, page_marks=((27, "752"),),
+                      furniture=((27, 30, "page_break"),),
+                      blocks=((0, 26, "First paragraph ends here."),
+                              (31, len(text), "Second paragraph begins.")))
+    md = build_book_text(SourceDocument("epub", (unit,))).markdown
+    assert '<!-- page label="752" -->\nSecond paragraph begins.' in md
+    assert "\n752\n" not in md

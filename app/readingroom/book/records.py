@@ -674,6 +674,8 @@ class _View:
                 if unit.kind == "pdf_page" and p.start == 0:
                     label = f' label="{_comment_safe(unit.label)}"' if unit.label else ""
                     out.append(f"<!-- page index={unit.index}{label} -->")
+            if unit.page_marks and not p.glued:
+                out += _page_marks(unit, p, part)
             markers.append(out)
             # A gap of more than one line break (an empty paragraph) ends a stanza.
             stanza_break = p.kind == "gap" and unit.text[p.start:p.end] not in ("", "\n", " ")
@@ -728,6 +730,21 @@ class _View:
                 out.append("")
             out += _wrap([_escape_line(line) for line in para])
         return out
+
+
+def _page_marks(unit: SourceUnit, p: _Piece, part: list[_Piece]) -> list[str]:
+    """EPUB printed pages that begin in ``p`` (or its glued continuation) as HTML comments."""
+    marks = unit.page_marks
+    offsets = [offset for offset, _ in marks]
+    end = p.end
+    i = part.index(p)
+    for q in part[i + 1:]:  # glued pieces after p are shown with it
+        if q.unit != p.unit or not q.glued:
+            break
+        end = q.end
+    lo = bisect.bisect_left(offsets, p.start)
+    hi = bisect.bisect_left(offsets, end)
+    return [f'<!-- page label="{_comment_safe(label)}" -->' for _, label in marks[lo:hi]]
 
 
 def _render_markdown(markdown: str, nest: _Nesting) -> list[str]:

@@ -15,13 +15,21 @@ The view, not the records, is tidied for reading:
 - one heading per heading: a section's heading line is written once, and a unit's own first
   heading that repeats it is left out;
 - running heads, folios and page-break markers are left out of the prose (PDF pages keep their
-  ``<!-- page index=… label=… -->`` markers); note references read as ``<sup>…</sup>``; verse
+  ``<!-- page index=… label=… -->`` markers, EPUB printed pages a ``<!-- page label=… -->``
+  before the block they begin in); note references in raw text read as ``<sup>…</sup>``; verse
   line numbers stay;
+- verse keeps its lines: each verse line is a line of its own ending in a hard break (two
+  trailing spaces, no ``<br>``), one stanza per paragraph, a blank line between stanzas. This
+  holds for raw text and for verse an ingester gives as one block per line (three or more
+  short one-line blocks in a row, most not ending a sentence; short lines of dialogue stay
+  paragraphs); a block whose Markdown already breaks its lines is kept as it is;
+- an over-long block (a long list, table or paragraph) is cut between items, rows (the table
+  header repeated) or sentences where the cut can be placed in the raw text, and the parts of
+  a list or paragraph are joined again in the view;
 - raw PDF text: a paragraph's wrapped lines are joined into one paragraph (a short line ends a
   paragraph), end-of-line hyphenation ("exam-⏎ple") is joined, paragraphs are separated by a
-  blank line; raw EPUB text: every raw line is a paragraph, except that a run of short lines
-  (verse, addresses, lists of titles) keeps its line breaks as hard breaks (two trailing
-  spaces), one stanza per run;
+  blank line, and short lines in a row (contents entries, figure labels, formulas) stay lines
+  (hard breaks); raw EPUB text: every raw line is a paragraph, verse as below;
 - long lines are soft-wrapped at spaces only, never between two CJK characters (a Markdown
   renderer turns a line break into a space) and never so that a continuation line would read
   as Markdown syntax;
@@ -661,6 +669,7 @@ class _View:
         widths = [len(line) for u in units if u.kind == "pdf_page"
                   for line in u.text.split("\n") if len(line) >= 20]
         self.pdf_width = median(widths) if widths else 0
+        self._mark_offsets: dict[int, list[int]] = {}
 
     def render(self, part: list[_Piece], nest: _Nesting) -> list[str]:
         out: list[str] = []
@@ -675,7 +684,7 @@ class _View:
                     label = f' label="{_comment_safe(unit.label)}"' if unit.label else ""
                     out.append(f"<!-- page index={unit.index}{label} -->")
             if unit.page_marks and not p.glued:
-                out += _page_marks(unit, p, part)
+                out += self._page_marks(unit, part, len(blocks))
             markers.append(out)
             # A gap of more than one line break (an empty paragraph) ends a stanza.
             stanza_break = p.kind == "gap" and unit.text[p.start:p.end] not in ("", "\n", " ")
@@ -731,20 +740,22 @@ class _View:
             out += _wrap([_escape_line(line) for line in para])
         return out
 
-
-def _page_marks(unit: SourceUnit, p: _Piece, part: list[_Piece]) -> list[str]:
-    """EPUB printed pages that begin in ``p`` (or its glued continuation) as HTML comments."""
-    marks = unit.page_marks
-    offsets = [offset for offset, _ in marks]
-    end = p.end
-    i = part.index(p)
-    for q in part[i + 1:]:  # glued pieces after p are shown with it
-        if q.unit != p.unit or not q.glued:
-            break
-        end = q.end
-    lo = bisect.bisect_left(offsets, p.start)
-    hi = bisect.bisect_left(offsets, end)
-    return [f'<!-- page label="{_comment_safe(label)}" -->' for _, label in marks[lo:hi]]
+    def _page_marks(self, unit: SourceUnit, part: list[_Piece], i: int) -> list[str]:
+        """EPUB printed pages that begin in ``part[i]`` (or its glued continuation), as
+        HTML comments."""
+        p = part[i]
+        marks = unit.page_marks
+        if p.unit not in self._mark_offsets:
+            self._mark_offsets[p.unit] = [offset for offset, _ in marks]
+        offsets = self._mark_offsets[p.unit]
+        end = p.end
+        for q in part[i + 1:]:  # glued pieces after p are shown with it
+            if q.unit != p.unit or not q.glued:
+                break
+            end = q.end
+        lo = bisect.bisect_left(offsets, p.start)
+        hi = bisect.bisect_left(offsets, end)
+        return [f'<!-- page label="{_comment_safe(label)}" -->' for _, label in marks[lo:hi]]
 
 
 def _render_markdown(markdown: str, nest: _Nesting) -> list[str]:

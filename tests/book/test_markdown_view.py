@@ -308,3 +308,20 @@ def test_epub_page_marks_stay_as_comments_and_page_break_text_leaves_the_prose()
     md = build_book_text(SourceDocument("epub", (unit,))).markdown
     assert '<!-- page label="752" -->\nSecond paragraph begins.' in md
     assert "\n752\n" not in md
+
+
+def test_a_printed_contents_page_is_titled_by_its_own_first_line():
+    pages = (SourceUnit("pdf_page", 0, "Preface text " * 20),
+             SourceUnit("pdf_page", 1, "Inhalt\n1 Anfang . . . . . 3", role="contents",
+                        blocks=((0, 6, "**Inhalt**"), (7, 26, "1 Anfang . . . . . 3"))),
+             SourceUnit("pdf_page", 2, "Anfang\nDer Text."))
+    bt = build_book_text(SourceDocument("pdf", pages, toc=(TocEntry("Vorwort", 1, 0),
+                                                           TocEntry("Anfang", 1, 2))))
+    assert [r.heading_path for r in bt.records] == [("Vorwort",), ("Inhalt",), ("Anfang",)]
+    assert bt.markdown.count("Inhalt") == 1  # the bold title is the heading, written once
+    raw = (pages[0], SourceUnit("pdf_page", 1, "Contents of the book\n1 Start 3",
+                                role="contents"), pages[2])
+    bt = build_book_text(SourceDocument("pdf", raw, toc=(TocEntry("Vorwort", 1, 0),
+                                                         TocEntry("Anfang", 1, 2))))
+    assert bt.records[1].heading_path == ("Contents of the book",)
+    assert bt.markdown.count("Contents of the book") == 1

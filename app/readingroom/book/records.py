@@ -29,7 +29,7 @@ The view, not the records, is tidied for reading:
 - raw PDF text: a paragraph's wrapped lines are joined into one paragraph (a short line ends a
   paragraph), end-of-line hyphenation ("exam-⏎ple") is joined, paragraphs are separated by a
   blank line, and short lines in a row (contents entries, figure labels, formulas) stay lines
-  (hard breaks); raw EPUB text: every raw line is a paragraph, verse as below;
+  (hard breaks); raw EPUB text: every raw line is a paragraph, verse as above;
 - long lines are soft-wrapped at spaces only, never between two CJK characters (a Markdown
   renderer turns a line break into a space) and never so that a continuation line would read
   as Markdown syntax;
@@ -71,6 +71,7 @@ _CONTROLS = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069]")
 """What :func:`.text.strip_controls` removes (checked first: most text has none)."""
 _HIDDEN_FURNITURE = frozenset({"running_head", "folio", "page_break"})
 _HEADING = re.compile(r"^(#{1,6})(\s.*)$")
+_BOLD_LINE = re.compile(r"^(\*\*)([^*\n]{3,40})\*\*$")
 _FENCE = ("```", "~~~")
 _SYNTAX_START = re.compile(r"^\s{0,3}([#>]|[-*+] |\d+[.)] |```|~~~|<!--|---\s*$|===\s*$)")
 _WORD_SYNTAX = re.compile(r"^([#>+=|<]|[-*]+$|\d+[.)]$|```|~~~)")
@@ -217,11 +218,25 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
 
 
 def _own_heading(unit: SourceUnit) -> str | None:
-    """The unit's own first heading (from its blocks or its Markdown), as plain text."""
+    """The unit's own first heading (from its blocks or its Markdown), as plain text.
+
+    A PDF page without either offers its first line when that reads as a title (short, with
+    letters, not a contents entry ending in a page number).
+    """
+    if unit.kind == "pdf_page" and not unit.blocks and unit.markdown is None:
+        hidden = [(s, e, k) for s, e, k in unit.furniture if k in _HIDDEN_FURNITURE]
+        text = _view_furniture(unit.text[:400], hidden, 0, min(len(unit.text), 400))
+        first = next((line.strip() for line in text.split("\n") if line.strip()), "")
+        if 3 <= len(first) <= 40 and re.search(r"[^\W\d_]", first) and not (
+                first[-1].isdigit() or _has_leader(first)):
+            return first
+        return None
     candidates = [md for _, _, md in unit.blocks[:8]] if unit.blocks else (
         (unit.markdown or "").split("\n\n", 8)[:8])
-    for md in candidates:
+    for n, md in enumerate(candidates):
         m = _HEADING.match(md.strip().split("\n", 1)[0])
+        if m is None and n == 0 and unit.kind == "pdf_page":
+            m = _BOLD_LINE.match(md.strip())  # a PDF's title in bold type
         if m:
             title = " ".join(_MD_SYNTAX.sub("", m.group(2)).replace("\\", "").split())
             if title:
@@ -634,11 +649,16 @@ class _Nesting:
             # first lines of raw text, may repeat the section's title.
             key = _heading_key(title)
             shown = (p for p in pieces if p.kind != "gap")
-            for _, p in zip(range(6), shown, strict=False):
+            for n, p in zip(range(6), shown, strict=False):
                 if p.kind in ("raw", "ident"):
                     self.drop = (p.unit, p.start, p.end)  # its lines are dropped only if they match
                     break
                 m = _HEADING.match(p.markdown) if p.kind == "md" else None
+                if m is None and n == 0 and p.kind == "md":
+                    bold = _BOLD_LINE.match(p.markdown.strip())  # a title set in bold type
+                    if bold and _heading_key(bold.group(2)) == key:
+                        self.drop = (p.unit, p.start, p.end)
+                        break
                 if m:
                     if _heading_key(m.group(2)) == key:
                         self.drop = (p.unit, p.start, p.end)

@@ -240,6 +240,8 @@ def test_locate_says_which_folds_the_quote_needed(tmp_path):
     assert record.data["folds"] == []
     shown = run(tmp_path / "data", "locate", "folds", "--text", "It's a long way")
     assert "matched after folding: punctuation" in shown.stdout
+    found = run(tmp_path / "data", "search", "folds", "it's harbour")
+    assert found.stdout.splitlines()[3] == "      matched after folding: punctuation"
 
 
 def test_locate_text_names_printed_pages_and_what_it_stepped_over(tmp_path):

@@ -386,10 +386,15 @@ def render_text(env: Envelope) -> str:
     if op == "book_search":
         out.append(f"{len(env.items)} of {data.get('total_matches')} matching records "
                    f"(modes: {', '.join(f'{k}={v}' for k, v in data.get('modes', {}).items())})")
+        if data.get("contents_left_out"):
+            out.append(f"  ({_count(data['contents_left_out'], 'contents or navigation record')}"
+                       " matching too left out: they list titles, not the chapters)")
         for h in env.items:
             where = " > ".join(h.get("heading_path", []))
             out.append(f"  {h['record_id']}  {h['score']:.3f}  {where}")
             out.append(f"      {h.get('snippet', '')}")
+            if h.get("folds"):
+                out.append(f"      matched after folding: {', '.join(h['folds'])}")
     elif op == "book_locate_source":
         out += _locate_text(env, data)
     elif op == "book_read_markdown" and data.get("status") == "ambiguous":
@@ -468,7 +473,7 @@ def _where(loc: dict[str, Any]) -> str:
 def _locate_text(env: Envelope, data: dict[str, Any]) -> list[str]:
     out = [f"{data['status']}: {data['match_count']} match(es)"]
     if data.get("folds"):
-        out.append("  matched after folding: " + "; ".join(map(str, data["folds"])))
+        out.append("  matched after folding: " + ", ".join(map(str, data["folds"])))
     for c in env.items:
         loc = c["locator"]
         quote = _cut(loc["quote"], 80, cut=bool(loc.get("quote_truncated")))

@@ -333,16 +333,16 @@ class _Pieces:
         for s, e, md in blocks:
             if s > pos:
                 out.append(self._gap(u, text, pos, s, hidden))
-            if e - s > MAX_RECORD_CHARS:
-                # One block longer than a record: cut into smaller blocks (list items, table
-                # rows, paragraphs) when its Markdown aligns with the raw text; else its raw
-                # text stands in, cut as raw text.
-                split = _split_block(text, s, e, md)
-                if split is None:
-                    self.fallback.add(u)
-                    out.append(_Piece(u, s, e, "raw"))
-                else:
-                    out += [_Piece(u, a, b, "md", m, glued=g) for a, b, m, g in split]
+            # A block (nearly) as long as a record is cut into smaller blocks (list items,
+            # table rows, sentences) where its Markdown aligns with the raw text, so that it
+            # can share a record with the heading before it; one longer than a record that
+            # cannot be cut stands in as raw text, cut as raw text.
+            split = _split_block(text, s, e, md) if e - s > _BLOCK_SPLIT else None
+            if split is not None:
+                out += [_Piece(u, a, b, "md", m, glued=g) for a, b, m, g in split]
+            elif e - s > MAX_RECORD_CHARS:
+                self.fallback.add(u)
+                out.append(_Piece(u, s, e, "raw"))
             else:
                 out.append(_Piece(u, s, e, "md", md))
             pos = e
@@ -368,6 +368,8 @@ _NESTED_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:。！？])\s+|(?<=[。！？])")
 _CHUNK_MARKER = re.compile(r"^[\s>|]*(?:(?:[-*+]|\d+[.)])\s+)?")
 _BLOCK_TARGET = MAX_RECORD_CHARS // 2
+_BLOCK_SPLIT = MAX_RECORD_CHARS - 400
+"""Blocks longer than this are cut (when they can be), leaving room for a heading."""
 
 
 def _chunks(md: str) -> tuple[list[str], str, str, bool] | None:

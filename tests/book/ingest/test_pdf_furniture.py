@@ -417,3 +417,43 @@ def test_textbook_outline_entries_land_on_headings_not_running_heads():
             placed += 1
             assert not any(s <= entry.char_offset < e for s, e, _k in unit.furniture)
     assert placed >= 0.8 * len(doc.toc)
+
+
+def test_title_skips_a_contents_entry_at_the_head_of_the_outline(tmp_path):
+    doc = _book_with_contents(tmp_path, CONTENTS)
+    assert doc.title == "Introduction"
+
+
+# --- what a reader sees through the service --------------------------------------------------
+
+
+def test_a_quote_across_a_folio_and_a_numbered_verse_line_verifies(tmp_path):
+    from readingroom.book.service import BookService
+
+    pages = [
+        [*BODY[0][:7], "The sentence that a reader quotes runs to the foot of"],
+        ["the page and on to the next one, where it ends.", *BODY[1][1:]],
+        BODY[2],
+        BODY[3],
+    ]
+    service = BookService(tmp_path / "data")
+    service.init(make_furniture_pdf(tmp_path / "b.pdf", pages), book_id="prose")
+    found = service.locate("prose", text="runs to the foot of the page and on to the next one")
+    assert found.data["status"] == "verified"
+    service.init(make_verse_pdf(tmp_path / "v.pdf", VERSE, folios=True), book_id="verse")
+    found = service.locate("verse", text="Verse line 10 of the poem, in measured words Verse "
+                                         "line 11")
+    assert found.data["status"] == "verified"
+
+
+def test_a_contents_page_is_left_out_of_search(tmp_path):
+    from readingroom.book.service import BookService
+
+    service = BookService(tmp_path / "data")
+    pages = [["A Book of Tests", "by Ann Author"], CONTENTS,
+             ["1 Introduction", *BODY[0][1:]], ["2 Methods of the Work", *BODY[1][1:]],
+             ["3 Results", *BODY[2][1:]], ["Index", "alpha, 3", "beta, 4, 5", "gamma, 5"]]
+    service.init(make_furniture_pdf(tmp_path / "c.pdf", pages, outline=OUTLINE, plain_pages=1),
+                 book_id="c")
+    result = service.search("c", "Methods of the Work")
+    assert result.data["contents_left_out"] >= 1

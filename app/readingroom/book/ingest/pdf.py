@@ -389,7 +389,19 @@ def _heading_title(doc: Any, units: list[SourceUnit], outline: list[_OutlineItem
         title = _safe(lambda: _largest_line(doc.load_page(first.index)), None)
         if title:
             return title
-    return outline[0].title if outline else None
+    for item in outline:
+        # "Contents" or "Cover" heads many outlines but names no book.
+        if units[item.page].role == "body" and not _GENERIC_HEADING.fullmatch(item.title):
+            return item.title
+    return None
+
+
+_GENERIC_HEADING = re.compile(
+    r"(?:table of )?contents|cover|title ?page|titel(?:blatt|seite)?|copyright|impressum|"
+    r"inhalt(?:sverzeichnis)?|table des mati[eè]res|sommaire|[íi]ndice|目次|目\s次|"
+    r"front ?matter|half ?title",
+    re.IGNORECASE,
+)
 
 
 def _largest_line(page: Any) -> str | None:

@@ -2,9 +2,19 @@
 
 One MuPDF text page per page, read as ``blocks``: that costs what plain ``get_text()`` costs
 and also gives each block's rectangle, which the reading order and the outline offsets need.
-Only a page with CJK text also reads the same text page as ``dict`` (line directions and
-boxes), because only there can vertical writing or wrapped CJK lines need assembling. Pages are
-streamed: no Page object outlives its turn.
+A Latin page also reads the same text page as XHTML, for the emphasis of its Markdown blocks
+(:mod:`.pdf_blocks`; cheap, unlike ``dict``). Only a page with CJK text reads it as ``dict``
+(line directions and boxes), because only there can vertical writing or wrapped CJK lines need
+assembling. Pages are streamed: no Page object outlives its turn.
+
+After the last page, what needs the whole book is added to the units (their text never
+changes, so locators stay valid): page furniture (running heads, folios, verse line numbers,
+:mod:`.pdf_furniture`), printed page numbers inferred from the folios when the PDF has no page
+labels (``label_inferred``), the ``contents`` role of printed contents pages
+(:mod:`.pdf_contents`), the outline placed on the pages (a running head never takes an entry; a
+section number printed before a title belongs to it), and the Markdown blocks. A PDF without a
+metadata title (or with a file name there) takes its first heading: the largest type on the
+first text page, else the first outline entry that names more than "Contents".
 
 Reading order
     Blocks keep the content-stream order MuPDF reports. ``sort=True`` is not used: it orders

@@ -10,8 +10,9 @@ The fold, per character (a base character with its combining marks):
   casefold;
 - soft hyphens, zero-width and bidi control characters, variation selectors removed;
 - spaces: NBSP, thin, narrow, figure, ideographic … spaces become a space (``space``);
-- punctuation (``punctuation``): the apostrophes and single quotes ’ ‘ ‚ ‛ ′ ` ´ ‹ › become
-  ``'``; the double quotes “ ” „ ‟ « » ″ 〝 〞 become ``"``; every dash and hyphen
+- punctuation (``punctuation``): the apostrophes and single quotes ’ ‘ ‚ ‛ ′ ` ´ ‹ › and the
+  Hebrew geresh ׳ become ``'``; the double quotes “ ” „ ‟ « » ″ 〝 〞 and the gershayim ״
+  become ``"``; every dash and hyphen
   (— – ― ‒ − ⸺ ⸻ ‐ ‑ ﹘, Hebrew maqaf) becomes ``-``; … ‥ ⋯ become ``...``. A user types the
   plain form; the book prints the typographic one; both fold alike;
 - Japanese variant kanji (``kanji_variant``): kyūjitai to shinjitai, 假 → 仮, 國 → 国
@@ -62,6 +63,7 @@ _HYPHENS = frozenset("-\u2010\u2011")
 _PRE = {
     "\u00b4": "'", "`": "'", "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
     "\u2032": "'", "\u2035": "'", "\u2039": "'", "\u203a": "'", "\uff07": "'",
+    "\u05f3": "'", "\u05f4": '"',  # Hebrew geresh and gershayim, typed as ' and "
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"',
     "\u2033": '"', "\u2036": '"', "\u301d": '"', "\u301e": '"', "\u301f": '"', "\uff02": '"',
     "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-",

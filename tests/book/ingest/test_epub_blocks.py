@@ -68,11 +68,12 @@ def test_block_spans_are_the_raw_text_of_their_block(tmp_path):
 
 def test_verse_keeps_its_line_breaks(tmp_path):
     unit = ingest(make_book(tmp_path / "b.epub", [("c", VERSE_BODY)])).units[0]
-    last = unit.blocks[-1][2]
-    assert last == ("Sick-thoughted Venus makes amain unto him,\\\n"
-                    "And like a bold-faced suitor 'gins to woo him.")
-    lines = [md for _s, _e, md in unit.blocks if md.startswith(("Even", "Had", "Rose", "Hunt"))]
-    assert len(lines) == 4 and all("\n" not in line for line in lines)
+    stanzas = [md for _s, _e, md in unit.blocks[1:]]
+    # a stanza of one-line paragraphs is one block with hard breaks, as is one built on <br/>
+    assert [len(md.split("\\\n")) for md in stanzas] == [4, 2]
+    assert stanzas[0].startswith("Even as the sun with purple-colour'd face\\\nHad ta'en")
+    assert stanzas[1] == ("Sick-thoughted Venus makes amain unto him,\\\n"
+                          "And like a bold-faced suitor 'gins to woo him.")
 
 
 def test_emphasis_with_spaces_inside_closes_at_the_word(tmp_path):
@@ -94,6 +95,18 @@ def test_a_layout_table_is_not_a_markdown_table(tmp_path):
     body = "<table><tr><td><p>First paragraph.</p><p>Second paragraph.</p></td></tr></table>"
     unit = ingest(make_book(tmp_path / "b.epub", [("c", body)])).units[0]
     assert [md for _s, _e, md in unit.blocks] == ["First paragraph.", "Second paragraph."]
+
+
+def test_mathml_reads_as_text(tmp_path):
+    body = (
+        '<p>Let <math xmlns="http://www.w3.org/1998/Math/MathML"><msub><mi>x</mi><mn>1</mn>'
+        "</msub><mo>+</mo><msup><mi>y</mi><mn>2</mn></msup><mo>=</mo><mfrac><mi>a</mi>"
+        '<mi>b</mi></mfrac><mfenced open="[" close="]"><mi>A</mi></mfenced><msqrt><mn>2</mn>'
+        "</msqrt></math> hold.</p>"
+    )
+    unit = ingest(make_book(tmp_path / "b.epub", [("c", body)])).units[0]
+    assert unit.text == "Let x1+y2=abA2 hold."  # the raw text keeps the characters only
+    assert unit.blocks == ((0, 20, "Let x\\_{1}+y^{2}=(a)/(b)[A]√(2) hold."),)
 
 
 @pytest.mark.parametrize("name", _FIXTURES)

@@ -61,7 +61,8 @@ class _Frame:
     """A container being built: its kind and the pieces inside it so far."""
 
     kind: str
-    """``root``, ``list``, ``item``, ``quote``, ``table``, ``row``, ``cell`` or ``note``."""
+    """``root``, ``list``, ``item``, ``quote``, ``table``, ``row``, ``cell``, ``caption``,
+    ``stanza`` or ``note``."""
     pieces: list[Piece] = field(default_factory=list)
     ordered: bool = False
     label: str | None = None
@@ -112,6 +113,9 @@ def _combine(frame: _Frame, parent: _Frame) -> list[Piece]:
     if kind == "quote":
         inner = "\n\n".join(p[2] for p in pieces)
         return [(start, end, "\n".join(f"> {line}".rstrip() for line in inner.split("\n")))]
+    if kind == "stanza" and all("\n" not in p[2] for p in pieces):
+        # verse lines, one paragraph each in the file: one stanza with hard line breaks
+        return [(start, end, "\\\n".join(p[2] for p in pieces))]
     if kind == "note" and frame.label is not None:
         inner = "\n\n".join(p[2] for p in pieces)
         lines = inner.split("\n")

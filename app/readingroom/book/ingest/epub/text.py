@@ -114,6 +114,8 @@ _NOTE_REF_CHARS = re.compile(r"[\s\[\]()]+")
 _PAGE_LABEL = re.compile(
     r"^\W*(?:(?:page|pg|pp?)\.?\s*(?=[0-9ivxlcdm]+\W*$))?(.+?)\W*$", re.IGNORECASE
 )
+_VERSE_CLASSES = frozenset({"stanza", "verse", "poem", "poetry", "lg", "linegroup"})
+_VERSE_TYPES = frozenset({"z3998:poem", "z3998:verse"})
 _CONTENTS_TYPES = frozenset({"toc", "landmarks", "page-list"})
 _CONTENTS_ROLES = frozenset({"doc-toc", "doc-pagelist"})
 
@@ -136,6 +138,15 @@ def _short_link_text(element: Any) -> str | None:
     """The visible text of a note marker (``1``, ``*``, ``iv``), None if it is not short."""
     text = _NOTE_REF_CHARS.sub("", "".join(_text_nodes(element)))
     return text if 0 < len(text) <= 6 else None
+
+
+def _is_verse(element: Any) -> bool:
+    """A stanza or poem container (its one-line paragraphs are verse lines)."""
+    classes = element.get("class")
+    if classes and not _VERSE_CLASSES.isdisjoint(classes.lower().split()):
+        return True
+    types = _epub_type(element)
+    return bool(types) and not _VERSE_TYPES.isdisjoint(types.split())
 
 
 def _is_contents_element(element: Any) -> bool:
@@ -200,6 +211,9 @@ class _TextBuilder:
         self.md_open: list[str] = []
         self.md_pending: list[str] = []
         self.code_depth = 0
+        self.md_glue = False
+        """The next word joins the Markdown before it without a space (a maths script)."""
+        self.closers: dict[str, str] = dict(_CLOSERS)
         self.watch: dict[Any, list[tuple[int, int, str]]] = {}
         """Page-list points inside the chapter (EPUB CFIs): element → (chunk, offset, label)."""
 
@@ -213,17 +227,25 @@ class _TextBuilder:
             value = element.get(key)
             if value and value not in self.anchors and value not in self.pending:
                 self.pending.append(value)
-        href = _image_href(element)
-        if href is not None:
-            self.image(element, href)
-        contents = _is_contents_element(element)
+        if name == "img" or name == "image":
+            href = _image_href(element)
+            if href is not None:
+                self.image(element, href)
+        attrib = element.attrib
+        marked = _OPS_TYPE in attrib or "epub:type" in attrib or "role" in attrib
+        contents = marked and _is_contents_element(element)
         self.contents_depth += contents
-        furniture = self.furniture_kind(element, name) if not self.furniture_depth else None
-        if furniture is not None:
-            self.open_furniture(element, furniture)
+        furniture = None
+        if not self.furniture_depth and (marked or "class" in attrib or name in ("sup", "a")):
+            furniture = self.furniture_kind(element, name)
+            if furniture is not None:
+                self.open_furniture(element, furniture)
         group = _GROUPS.get(name)
-        if group is None and self.note_label_of(element, name) is not None:
+        note = self.note_label_of(element, name) if group is None else None
+        if note is not None:
             group = "note"
+        elif group is None and name in _BLOCKS and (marked or "class" in attrib):
+            group = "stanza" if _is_verse(element) else None
         block = name in _BLOCKS
         if block:
             self.newline()
@@ -232,7 +254,7 @@ class _TextBuilder:
             if group is not None:
                 frame = _Frame(group, ordered=name == "ol")
                 if group == "note":
-                    frame.label = self.note_label_of(element, name)
+                    frame.label = note
                 self.frames.append(frame)
             if name in _HEADINGS:
                 self.heading = _HEADINGS[name]
@@ -248,6 +270,9 @@ class _TextBuilder:
         marker = _INLINE_MARKS.get(name) if not pre and not self.code_depth else None
         if marker == "`" and "`" in "".join(_text_nodes(element)):
             marker = None  # a backtick inside code: plain escaped text reads better
+        elif name == "mfenced":
+            marker = element.get("open", "(")
+            self.closers[marker] = element.get("close", ")")
         if marker is not None:
             self.md_pending.append(marker)
             self.code_depth += marker == "`"
@@ -261,8 +286,19 @@ class _TextBuilder:
         else:
             if element.text:
                 self.add(element.text, pre)
+            slots = _MATH_SLOTS.get(name)
+            position = 0
             for child in element:
+                opener = None
+                if slots is not None and isinstance(child.tag, str):
+                    opener = slots.get(position)
+                    position += 1
+                    if opener is not None:
+                        self.md_glue = opener != "("
+                        self.md_pending.append(opener)
                 self.walk(child, pre)
+                if opener is not None:
+                    self.close_mark(opener)
                 if child.tail:
                     self.add(child.tail, pre)
         self.link_depth -= link
@@ -400,8 +436,9 @@ class _TextBuilder:
         ):
             self.parts.append(" ")
             self.length += 1
-            if self.leaf:
+            if self.leaf and not self.md_glue:
                 self.leaf.append(" ")
+        self.md_glue = False
         self.space = False
         self.space_breaks_line = False
         if self.pending:
@@ -472,9 +509,10 @@ class _TextBuilder:
     def close_mark(self, marker: str) -> None:
         if self.md_pending and self.md_pending[-1] == marker:
             self.md_pending.pop()  # nothing was emphasised
+            self.md_glue = False
         elif marker in self.md_open:
             # the mark closes right after the last word, before a pending space
-            self.leaf.append(marker)
+            self.leaf.append(self.closers.get(marker, marker))
             del self.md_open[len(self.md_open) - 1 - self.md_open[::-1].index(marker)]
 
     def flush(self) -> None:
@@ -482,7 +520,7 @@ class _TextBuilder:
         if self.leaf:
             if self.md_open:
                 # emphasis that spans blocks closes here and reopens in the next block
-                self.leaf.extend(reversed(self.md_open))
+                self.leaf.extend(self.closers.get(m, m) for m in reversed(self.md_open))
                 self.md_pending[:0] = self.md_open
                 self.md_open = []
             text = "".join(self.leaf)
@@ -601,8 +639,18 @@ class _TextBuilder:
         return self.links >= 3 and self.link_chars >= 0.6 * self.chars
 
 
-_INLINE_MARKS = {"em": "*", "i": "*", "cite": "*", "var": "*", "dfn": "*", "strong": "**",
-                 "b": "**", "code": "`", "kbd": "`", "samp": "`", "tt": "`"}
+# MathML layout in the Markdown view (the raw text keeps the characters as they are): scripts
+# as _{…} and ^{…}, fractions as (a)/(b), roots as √(…), fences with their brackets.
+_MATH_SLOTS = {
+    "msub": {1: "\\_{"}, "msup": {1: "^{"}, "msubsup": {1: "\\_{", 2: "^{"},
+    "munder": {1: "\\_{"}, "mover": {1: "^{"}, "munderover": {1: "\\_{", 2: "^{"},
+    "mfrac": {0: "(", 1: "/("},
+}
+_CLOSERS = {"\\_{": "}", "^{": "}", "(": ")", "/(": ")", "√(": ")"}
+_INLINE_MARKS = {
+    "em": "*", "i": "*", "cite": "*", "var": "*", "dfn": "*", "strong": "**", "b": "**",
+    "code": "`", "kbd": "`", "samp": "`", "tt": "`", "msqrt": "√(",
+}
 
 
 @dataclass

@@ -177,7 +177,8 @@ def test_verse_numbers_chain_across_pages():
 @pytest.mark.parametrize(
     ("line", "value", "bare"),
     [("12", 12, True), ("- 12 -", 12, True), ("[12]", 12, True), ("xii", 12, True),
-     ("XIV", 14, True), ("12 | Chapter One", 12, False), ("Chapter One    12", 12, False)],
+     ("XIV", 14, True), ("12 | Chapter One", 12, False), ("Chapter One    12", 12, False),
+     ("Page 12 of 40", 12, True), ("Seite 12", 12, True), ("12 / 40", 12, True)],
 )
 def test_parse_folio(line, value, bare):
     folio, is_bare = parse_folio(line)

@@ -70,6 +70,12 @@ _SEPARATOR = r"\s*(?:[|\u00b7\u2022:\u2013\u2014]\s*)?"
 _LEADING = re.compile(rf"\s*(\d{{1,4}}|[ivxlcdm]{{1,8}}|[IVXLCDM]{{1,8}})(\s+{_SEPARATOR})(?=\D)")
 _TRAILING = re.compile(rf"(?<=\D)({_SEPARATOR}\s+){_NUMBER}\s*$")
 _BARE_NUMBER = re.compile(r"\s*(\d{1,4})\s*")
+# "Page 3 of 40", "Seite 3 von 40", "3 / 40", "p. 3": a folio with a word or a total.
+_OF_TOTAL = re.compile(
+    r"\s*(?:(?:page|seite|pagina|página|p\.|s\.)\s*)?(\d{1,4})"
+    r"(?:\s*(?:of|von|/|sur|de|di)\s*\d{1,4})?\s*",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,10 +151,14 @@ def _number(token: str) -> tuple[int, bool, bool] | None:
 def parse_folio(text: str) -> tuple[Folio, bool] | None:
     """The page number a band line prints, and whether the line is only that number.
 
-    ``"- 12 -"`` and ``"xii"`` are bare folios; ``"12 | Title"`` and ``"Title    12"`` carry
-    one at an edge (roman only when bare: a running head may end in a roman-looking word).
+    ``"- 12 -"``, ``"xii"`` and ``"Page 12 of 40"`` are bare folios; ``"12 | Title"`` and
+    ``"Title    12"`` carry one at an edge (roman only when bare: a running head may end in
+    a roman-looking word).
     Offsets of the returned :class:`Folio` are relative to ``text``.
     """
+    match = _OF_TOTAL.fullmatch(text)
+    if match and int(match.group(1)) > 0:
+        return Folio(int(match.group(1)), False, False, match.start(1), match.end(1)), True
     match = _PURE.fullmatch(text)
     if match:
         parsed = _number(match.group(1))

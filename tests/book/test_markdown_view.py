@@ -325,3 +325,15 @@ def test_a_printed_contents_page_is_titled_by_its_own_first_line():
                                                          TocEntry("Anfang", 1, 2))))
     assert bt.records[1].heading_path == ("Contents of the book",)
     assert bt.markdown.count("Contents of the book") == 1
+
+
+def test_an_empty_section_inside_a_block_is_no_fallback():
+    unit = _long_chapter(n=3)
+    inside = unit.blocks[1][0] + 5
+    bt = build_book_text(SourceDocument("epub", (unit,), toc=(
+        TocEntry("The Long Chapter", 1, 0), TocEntry("Empty", 2, 0, inside),
+        TocEntry("Same place", 2, 0, inside))))
+    assert any(r.heading_path[-1] == "Empty" and r.text == "" for r in bt.records)
+    # The block cut by a section edge falls back, and says so; nothing else does.
+    assert bt.markdown_fallback_units == [0]
+    assert bt.markdown.count("*emphasised phrase*") == 2

@@ -481,7 +481,9 @@ def _section_pieces(pieces: _Pieces, units: Sequence[SourceUnit], sec: _Section)
             if lo == p.start and hi == p.end:
                 out.append(p)
             elif p.kind in ("md", "image"):
-                pieces.fallback.add(u)
+                # A section edge inside a block: that block's raw text stands in, in two parts.
+                if hi > lo and units[u].text[lo:hi].strip():
+                    pieces.fallback.add(u)
                 out.append(_Piece(u, lo, hi, "raw"))
             else:
                 out.append(_Piece(u, lo, hi, p.kind))

@@ -260,3 +260,40 @@ def test_locate_text_names_printed_pages_and_what_it_stepped_over(tmp_path):
     assert lines[0] == "verified: 1 match(es)"
     assert lines[1].startswith("  page indexes 2–3 (pp. 43–44, inferred from the printed folios)")
     assert lines[2].startswith("  stepped over: ") and "folio «43»" in lines[2]
+
+
+def test_read_markdown_continues_a_line_longer_than_max_chars(tmp_path):
+    # Japanese is never soft-wrapped in book.md: a long paragraph is one long line.
+    src = tmp_path / "jp.md"
+    src.write_text("# 長い段落\n\n" + "".join(f"これは{i}番目の文です。" for i in range(300))
+                   + "\n\n# 次\n\n短い段落。\n", encoding="utf-8")
+    service = BookService(tmp_path / "data")
+    service.init(src, book_id="jp")
+    lines = service._load("jp").pkg.file("book.md").read_text(encoding="utf-8").splitlines()
+    long_line = max(range(len(lines)), key=lambda i: len(lines[i])) + 1
+    assert len(lines[long_line - 1]) > 2000
+    args = {"start_line": long_line - 1, "end_line": long_line + 1, "max_chars": 700}
+    pieces, cut_before = [], False
+    while True:
+        data = service.read_markdown("jp", **args).data
+        pieces.append(("" if not pieces or cut_before else "\n") + data["text"])
+        cut_before = data["line_cut"]
+        if not data["truncated"]:
+            break
+        args = {**args, "start_line": data["next_line"], "offset": data["next_offset"] or 0}
+        assert len(pieces) < 20
+    assert "".join(pieces) == "\n".join(lines[long_line - 2: long_line + 1])
+
+
+def test_a_heading_read_continues_within_its_section(book):
+    from readingroom.book.server import ReadMarkdownInput
+
+    first = book.read_markdown("long", heading="Long middle", max_chars=500).data
+    assert first["truncated"] and first["section_end_line"] is not None
+    assert ReadMarkdownInput(book_id="long", start_line=first["next_line"],
+                             offset=first["next_offset"] or 0)  # the tool accepts the offset
+    shown = run(book.registry.data_dir, "read-markdown", "long", "--heading", "Long middle",
+                "--max-chars", "500")
+    hint = shown.stdout.splitlines()[-1]
+    assert hint == (f"[truncated: continue with --start-line {first['next_line']}"
+                    + (f" --offset {first['next_offset']}]" if first["next_offset"] else "]"))

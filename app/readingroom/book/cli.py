@@ -197,6 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--end-line", type=int)
     c.add_argument("--heading")
     c.add_argument("--max-chars", type=int)
+    c.add_argument("--offset", type=int, default=0,
+                   help="start this many characters into the first line (a cut long line)")
 
     c = sub.add_parser("skill", help="read a Book Skill file, or `skill export`")
     c.add_argument("words", nargs="+", metavar="BOOK_ID [PATH] | export BOOK_ID")
@@ -344,7 +346,7 @@ def _run(args: argparse.Namespace) -> Envelope:
     if cmd == "read-markdown":
         return service.read_markdown(args.book_id, start_line=args.start_line,
                                      end_line=args.end_line, heading=args.heading,
-                                     max_chars=args.max_chars)
+                                     max_chars=args.max_chars, offset=args.offset)
     if cmd == "skill":
         words = args.words
         if words[0] == "export" and len(words) == 2:
@@ -403,10 +405,11 @@ def render_text(env: Envelope) -> str:
             out.append(f"  line {c['line']}: {'#' * c['level']} {c['heading']}")
     elif op in ("book_read_source", "book_get_skill", "book_read_markdown") and "text" in data:
         out.append(data["text"])
-        if data.get("truncated"):
-            nxt = data.get("next_offset") or data.get("next_line")
-            how = "--start-line" if op == "book_read_markdown" else "--offset"
-            out.append(f"[truncated: continue with {how} {nxt}]")
+        if data.get("truncated") and op == "book_read_markdown":
+            more = f" --offset {data['next_offset']}" if data.get("next_offset") else ""
+            out.append(f"[truncated: continue with --start-line {data['next_line']}{more}]")
+        elif data.get("truncated"):
+            out.append(f"[truncated: continue with --offset {data['next_offset']}]")
     elif op == "book_read_entry":
         out += _entry_text(env, data)
     elif op in ("book_list", "book_status") and env.items is not None and data == {}:

@@ -174,6 +174,8 @@ class ReadMarkdownInput(_Input):
     heading: str | None = Field(None, min_length=1, max_length=500,
                                 description="A heading's text instead of a line range.")
     max_chars: int | None = _MAX_CHARS
+    offset: int = Field(0, ge=0, le=50_000_000, description="Characters into start_line to "
+                        "begin at (next_offset, when one long line was cut).")
 
 
 class LocateInput(_Input):
@@ -423,13 +425,15 @@ class BookTools:
         assert book_id is not None
         env = self._finish(self.service.read_markdown(
             book_id, start_line=args.start_line, end_line=args.end_line, heading=args.heading,
-            max_chars=args.max_chars))
+            max_chars=args.max_chars, offset=args.offset))
         data = env.data or {}
         if "total_lines" in data:
             data["total"], data["total_unit"] = data["total_lines"], "lines"
         if data.get("truncated") and data.get("next_line"):
             arguments = {"book_id": book_id, "start_line": data["next_line"],
                          "max_chars": args.max_chars}
+            if data.get("next_offset"):
+                arguments["offset"] = data["next_offset"]
             if args.end_line is not None:
                 arguments["end_line"] = args.end_line
             elif args.heading is not None:

@@ -616,8 +616,13 @@ class BookService:
 
     def read_markdown(self, book_id: str, *, start_line: int | None = None,
                       end_line: int | None = None, heading: str | None = None,
-                      max_chars: int | None = None) -> Envelope:
-        """Lines of ``book.md`` by range or by heading (an ambiguous heading lists candidates)."""
+                      max_chars: int | None = None, offset: int = 0) -> Envelope:
+        """Lines of ``book.md`` by range or by heading (an ambiguous heading lists candidates).
+
+        ``offset`` starts that many characters into ``start_line``: a line longer than
+        max_chars (a long paragraph) is returned in pieces, each answer giving ``next_line``
+        and ``next_offset`` to continue it.
+        """
         loaded = self._load(book_id)
         lines = loaded.pkg.file("book.md").read_text(encoding="utf-8").splitlines()
         if heading is not None:
@@ -644,25 +649,33 @@ class BookService:
             raise CoreError(Code.INVALID_ARGUMENT, f"Line range {start_line}-{end_line} is "
                             f"outside book.md (1-{len(lines)}).",
                             remediation="Use line numbers from records or search hits.")
+        if not (0 <= offset <= len(lines[start_line - 1])):
+            raise CoreError(Code.INVALID_ARGUMENT, f"offset {offset} is outside line "
+                            f"{start_line} ({len(lines[start_line - 1])} characters).",
+                            remediation="Use next_line and next_offset as given.")
         budget = _max_chars(max_chars)
         out: list[str] = []
-        used, last = 0, start_line - 1
+        used, last, next_offset = 0, start_line - 1, None
         for n in range(start_line, min(end_line, len(lines)) + 1):
-            line = lines[n - 1]
-            if used + len(line) + 1 > budget:
-                if not out:  # one line longer than the budget: its first part only
+            line = lines[n - 1][offset:] if n == start_line else lines[n - 1]
+            sep = 1 if out else 0  # the newline that joins it to the line before
+            if used + sep + len(line) > budget:
+                if not out:  # the first line alone is longer than the budget: a piece
                     out.append(line[:budget])
+                    next_offset = offset + budget
                 break
             out.append(line)
-            used += len(line) + 1
+            used += sep + len(line)
             last = n
-        truncated = last < min(end_line, len(lines))
-        cut_line = last < start_line  # the first line alone was longer than max_chars
+        cut_line = next_offset is not None
+        truncated = cut_line or last < min(end_line, len(lines))
         return self._env("book_read_markdown", data={
             "book_id": book_id, "version": loaded.pkg.version, "text": "\n".join(out),
-            "start_line": start_line, "end_line": max(last, start_line),
+            "start_line": start_line, "offset": offset, "end_line": max(last, start_line),
             "total_lines": len(lines), "truncated": truncated, "line_cut": cut_line,
-            "next_line": (last + 1 if not cut_line else start_line + 1) if truncated else None,
+            "next_line": (start_line if cut_line else last + 1) if truncated else None,
+            "next_offset": next_offset,
+            "section_end_line": end_line if heading is not None else None,
             "content_trust": TRUST_NOTE,
             "note": "book.md is a derived view; cite with book_locate_source locators.",
         })

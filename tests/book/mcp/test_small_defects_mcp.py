@@ -119,3 +119,24 @@ async def test_locate_names_the_folds_over_mcp(data):
         dash = envelope(await client.call_tool("book_locate_source", {
             "book_id": "alice", "text": "assembled on the bank -- the birds"}))
         assert dash["data"]["status"] == "verified" and dash["data"]["folds"] == ["punctuation"]
+
+
+@pytest.mark.anyio
+async def test_read_markdown_continuation_carries_the_offset_into_a_long_line(tmp_path):
+    src = tmp_path / "jp.md"
+    paragraph = "".join(f"これは{i}番目の文です。" for i in range(200))
+    src.write_text(f"# 本\n\n序文。\n\n## 長い段落\n\n{paragraph}\n\n## 次\n\n短い。\n",
+                   encoding="utf-8")
+    BookService(tmp_path / "data").init(src, book_id="jp")
+    async with create_connected_server_and_client_session(
+            build_book_server(tmp_path / "data", env={})) as client:
+        args = {"book_id": "jp", "heading": "長い段落", "max_chars": 500}
+        text = ""
+        for _ in range(20):
+            env = envelope(await client.call_tool("book_read_markdown", args))
+            text += env["data"]["text"] if env["data"]["offset"] else "\n" + env["data"]["text"]
+            if not env["data"]["truncated"]:
+                break
+            args = env["data"]["continuation"]["arguments"]
+        assert paragraph in text and text.count(paragraph[:30]) == 1
+        assert "短い" not in text, "the continuation stays within the section"

@@ -337,3 +337,16 @@ def test_an_empty_section_inside_a_block_is_no_fallback():
     # The block cut by a section edge falls back, and says so; nothing else does.
     assert bt.markdown_fallback_units == [0]
     assert bt.markdown.count("*emphasised phrase*") == 2
+
+
+def test_a_heading_without_text_is_its_records_line_and_no_blank_run():
+    units = (SourceUnit("markdown_section", 0, "# Book\n", markdown="# Book\n"),
+             SourceUnit("markdown_section", 1, "## Part\n\nText *here*.\n",
+                        markdown="## Part\n\nText *here*.\n"))
+    bt = build_book_text(SourceDocument("markdown", units, toc=(
+        TocEntry("Book", 1, 0), TocEntry("Part", 2, 1))))
+    lines = bt.markdown.splitlines()
+    assert "\n\n\n" not in bt.markdown
+    first = bt.records[0]
+    assert lines[first.md_line_start - 1] == "# Book" and first.md_line_end == first.md_line_start
+    assert "Text *here*." in lines and lines.count("## Part") == 1

@@ -594,8 +594,13 @@ def build_book_text(doc: SourceDocument) -> BookText:
                    else (part[-1].unit, part[-1].end))
             end = _tidy_end(units, start, end)
             md_start = len(lines) + 1
-            lines += view.render(part, nest)
-            lines.append("")
+            body = view.render(part, nest)
+            if body:
+                lines += [*body, ""]
+                md_end = len(lines) - 1
+            else:  # nothing to show (a heading without text): the record is its heading line
+                md_end = len(lines) - 1 if lines and not lines[-1] else len(lines)
+                md_start = md_end = max(1, md_end)
             text, furniture = _record_text(units, start, end)
             records.append(
                 Record(
@@ -608,7 +613,7 @@ def build_book_text(doc: SourceDocument) -> BookText:
                     unit_end=end[0],
                     char_end=end[1],
                     md_line_start=md_start,
-                    md_line_end=max(md_start, len(lines) - 1),
+                    md_line_end=md_end,
                     role="contents" if sec.role == "contents" else "body",
                     furniture=furniture,
                 )
@@ -744,7 +749,8 @@ class _View:
             lines = text.strip("\n").split("\n")
             if nest.drops(p):
                 lines = _drop_title_lines(lines, nest.title_key, markdown=True)
-            return _render_markdown("\n".join(lines), nest)
+            md = "\n".join(lines).strip("\n")
+            return _render_markdown(md, nest) if md.strip() else []
         text = _view_furniture(text, unit.furniture, p.start, p.end)
         if _CONTROLS.search(text):
             text = strip_controls(text)

@@ -190,6 +190,8 @@ def test_locate_text_marks_a_cut_quote_and_prints_no_missing_label(tmp_path):
     assert "«second page»" in line and "None" not in short.stdout
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="the Windows cache folder comes from the "
+                    "shell API, not the environment: the test would use the real one")
 def test_demo_reuses_one_folder_and_leaves_no_temporary_files(tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -297,3 +299,14 @@ def test_a_heading_read_continues_within_its_section(book):
     hint = shown.stdout.splitlines()[-1]
     assert hint == (f"[truncated: continue with --start-line {first['next_line']}"
                     + (f" --offset {first['next_offset']}]" if first["next_offset"] else "]"))
+
+
+def test_demo_out_folder_is_replaced_on_every_run(tmp_path):
+    folder = tmp_path / "demo-output"
+    first = run_demo(keep=folder, say=lambda _m: None)
+    (folder / "stale.txt").write_text("from the last run", encoding="utf-8")
+    second = run_demo(keep=folder, say=lambda _m: None)
+    assert first.data["folder"] == second.data["folder"] == str(folder)
+    assert not (folder / "stale.txt").exists() and (folder / DEMO_MARKER).is_file()
+    assert all(Path(p).exists() for p in second.data["files"].values())
+    assert sorted(p.name for p in folder.glob("page-*.png")) == [Path(second.data["png"]).name]

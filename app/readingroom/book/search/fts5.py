@@ -77,10 +77,15 @@ class Fts5Ranker:
         """The best ``k`` records outside ``hide``, how many match outside it and inside it;
         FTS5 ranks without a Python pass."""
         expr = fts_expression(terms, strict)
-        total = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expr,)).fetchone()[0]
+        limit = k + len(hide)
         ranked = conn.execute(
             "SELECT rank, rowid FROM fts WHERE fts MATCH ? ORDER BY rank, rowid LIMIT ?",
-            (expr, k + len(hide))).fetchall()
+            (expr, limit)).fetchall()
+        if len(ranked) < limit:  # every match is here: no second statement to count them
+            total = len(ranked)
+            kept = [r for r in ranked if r[1] not in hide] if hide else ranked
+            return kept[:k], len(kept), total - len(kept)
+        total = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expr,)).fetchone()[0]
         hidden = 0
         if hide:
             ranked = [r for r in ranked if r[1] not in hide]

@@ -592,9 +592,7 @@ class BookIndex:
             raw_matches: list[tuple[QueryTerm, str]] = []
             snippet, matched = make_snippet(text, norm, offmap, terms, hidden=hidden,
                                             raw_matches=raw_matches)
-            # Built from the index's own typed values: construct, not validate (a search
-            # makes ten of these, and validation was a tenth of its time).
-            hits.append(Hit.model_construct(
+            hits.append(Hit(
                 record_id=meta.record_id, order=meta.order, score=0.0 - neg_score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
@@ -663,7 +661,9 @@ def _metas(rows: list[tuple]) -> list[_Meta]:
 def _folds(query: str) -> list[str]:
     """The folds the query's normalisation applied (when :mod:`..text` describes them)."""
     describe = getattr(_text, "describe_folds", None)
-    return list(describe(query)) if describe is not None else []
+    if describe is None or (query.isascii() and query.replace(" ", "").isalnum()):
+        return []  # plain ASCII letters and digits: nothing but case to fold
+    return list(describe(query))
 
 
 class _QueryParts:
@@ -671,14 +671,18 @@ class _QueryParts:
 
     def __init__(self, query: str) -> None:
         self.query = query
-        self.norm, self.offsets = normalise_with_offsets(query)
         self.between = getattr(_text, "folds_between", None)
 
+    @functools.cached_property
+    def _folded(self) -> tuple[str, list[int]]:
+        return normalise_with_offsets(self.query)
+
     def typed(self, term: QueryTerm) -> str | None:
-        at = self.norm.find(term.text)
+        norm, offsets = self._folded
+        at = norm.find(term.text)
         if at < 0:
             return None
-        start, end = _text.raw_span(self.offsets, at, at + len(term.text), len(self.query))
+        start, end = _text.raw_span(offsets, at, at + len(term.text), len(self.query))
         return self.query[start:end]
 
     def folds(self, matches: list[tuple[QueryTerm, str]]) -> list[str]:
@@ -687,6 +691,8 @@ class _QueryParts:
             return []
         names: set[str] = set()
         for term, found in matches:
+            if found == term.text or found.casefold() == term.text:
+                continue  # matched as folded: nothing to name (the common case)
             typed = self.typed(term)
             if typed is None or typed.casefold() == found.casefold():
                 continue

@@ -44,7 +44,7 @@ __all__ = [
 
 POOL = 50
 """How many of the best BM25 records the pass reorders for a query of several words."""
-SMALL_POOL = 20
+SMALL_POOL = 15
 """How many it reorders for a query of one word or phrase (see :func:`pool_size`)."""
 PHRASE_BOOST = 1.0
 NEAR_BOOST = 0.3

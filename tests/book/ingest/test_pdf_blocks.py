@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from readingroom.book.ingest import ingest
-from readingroom.book.ingest.pdf_blocks import emphasis_runs, page_blocks, place_emphasis
+from readingroom.book.ingest.pdf_blocks import (
+    emphasis_runs,
+    font_headings,
+    page_blocks,
+    place_emphasis,
+)
 from readingroom.book.model import SourceDocument, SourceUnit
 
 from ..conftest import fixture_books
@@ -148,3 +153,28 @@ def test_textbook_headings_and_emphasis():
     # Maths italics are not emphasis: no one-letter "*x*".
     shown = "\n".join(md for u in doc.units for _s, _e, md in u.blocks)
     assert not re.search(r"(?<![*\\])\*[A-Za-z]\*(?!\*)", shown)
+
+
+def test_without_an_outline_headings_come_from_type_that_stands_out(tmp_path: Path):
+    body = [[f"Page {p} line {i} of the running text, plain words." for i in range(8)]
+            for p in range(3)]
+    pages = [["Chapter Heading Here", *lines] for lines in body]
+    doc = ingest(make_furniture_pdf(tmp_path / "h.pdf", pages, heading_size=18, heads=None,
+                                    folio="none"))
+    firsts = [unit.blocks[0][2] for unit in doc.units]
+    assert firsts == ["## Chapter Heading Here"] * 3
+    # Type the size of the body's is no heading.
+    doc = ingest(make_furniture_pdf(tmp_path / "p.pdf", pages, heading_size=11, heads=None,
+                                    folio="none"))
+    assert not any(md.startswith("#") for u in doc.units for _s, _e, md in u.blocks)
+
+
+def test_font_headings_trust_mupdf_only_when_the_body_is_small():
+    text = "Title\nA line\nof body\nOne-liner here"
+    spans = [(0, 5), (6, 20), (21, 35)]
+    # Most one-line blocks plain: MuPDF's <h2> is believed.
+    page = (spans, [20.0, 24.0, 12.0], [2, 0, 0])
+    assert font_headings({0: page}, {0: text}) == {0: {0: 2}}
+    # Every one-line block tagged (a 12 pt body): only type 30 % taller than body lines.
+    page = (spans, [13.0, 24.0, 13.0], [3, 0, 3])
+    assert font_headings({0: page}, {0: text}) == {}

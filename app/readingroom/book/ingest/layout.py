@@ -72,6 +72,8 @@ class PageText:
     emphasis: list[list[tuple[int, int, bool, bool]]] | None = None
     """Per piece, its bold/italic spans relative to the piece (Latin pages; see
     :mod:`.pdf_blocks`); None where the page's Markdown blocks are not built."""
+    levels: list[int] | None = None
+    """Per piece, MuPDF's heading level for it (1-3 from its type size; 0: a paragraph)."""
 
 
 def join_blocks(blocks: list[tuple[Box, list[str]]], *, reordered: bool = False) -> PageText:

@@ -61,7 +61,13 @@ from ...core.errors import Code, CoreError
 from ..model import FurnitureSpan, SourceDocument, SourceUnit, TocEntry
 from ..text import is_cjk, normalise, normalise_with_offsets
 from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
-from .pdf_blocks import emphasis_runs, page_blocks, place_emphasis
+from .pdf_blocks import (
+    emphasis_runs,
+    font_headings,
+    heading_levels,
+    page_blocks,
+    place_emphasis,
+)
 from .pdf_contents import ContentsJudge
 from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
 
@@ -182,8 +188,9 @@ def _read_document(
     failed: list[int] = []
     ruby = 0
     bands: dict[int, list[BandLine]] = {}
-    # Latin pages: block spans and emphasis, for the Markdown blocks built at the end.
-    layouts: dict[int, tuple[list[tuple[int, int]], list[list[Any]]]] = {}
+    # Latin pages: block spans, emphasis, heights and MuPDF's heading levels, for the
+    # Markdown blocks built at the end.
+    layouts: dict[int, _Layout] = {}
     # Pages that outline entries point into wait for the furniture (see _resolve_entries).
     held: dict[int, PageText] = {}
     for index in range(total):
@@ -224,7 +231,12 @@ def _read_document(
         if index in pending:
             held[index] = extracted
         if has_text and extracted.emphasis is not None:
-            layouts[index] = ([(s, e) for s, e, _y0, _y1 in extracted.pieces], extracted.emphasis)
+            layouts[index] = _Layout(
+                [(s, e) for s, e, _y0, _y1 in extracted.pieces],
+                extracted.emphasis,
+                [y1 - y0 for _s, _e, y0, y1 in extracted.pieces],
+                extracted.levels or [],
+            )
         if progress is not None:
             progress(index + 1, total)
 
@@ -269,7 +281,7 @@ def _read_document(
     units = _furnish(units, bands, outline, has_labels)
     furniture = {u.index: u.furniture for u in units if u.furniture}
     resolved = _resolve_entries(outline, pending, held, furniture)
-    units = _with_blocks(units, layouts, resolved.values())
+    units = _with_blocks(units, layouts, resolved.values() if resolved else None)
     if not has_labels and any(u.label_inferred for u in units):
         warnings.append(
             "The PDF has no page labels; printed page numbers were inferred from the folios."
@@ -355,23 +367,39 @@ def _furnish(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What a Latin page keeps for its Markdown blocks, per piece (text block)."""
+
+    spans: list[tuple[int, int]]
+    emphasis: list[list[Any]]
+    heights: list[float]
+    levels: list[int]
+
+
 def _with_blocks(
-    units: list[SourceUnit],
-    layouts: dict[int, tuple[list[tuple[int, int]], list[list[Any]]]],
-    toc: Any,
+    units: list[SourceUnit], layouts: dict[int, _Layout], toc: Any
 ) -> list[SourceUnit]:
-    """The units with their Markdown blocks (see :mod:`.pdf_blocks`); text unchanged."""
+    """The units with their Markdown blocks (see :mod:`.pdf_blocks`); text unchanged.
+
+    Headings are the outline's entries; a PDF without an outline takes them from type size.
+    """
     headings: dict[int, dict[int, int]] = {}
-    for entry in toc:
-        headings.setdefault(entry.unit_index, {}).setdefault(entry.char_offset, entry.level)
+    if toc:
+        for entry in toc:
+            headings.setdefault(entry.unit_index, {}).setdefault(entry.char_offset, entry.level)
+    else:
+        headings = font_headings(
+            {i: (lay.spans, lay.heights, lay.levels) for i, lay in layouts.items()},
+            {u.index: u.text for u in units if u.index in layouts},
+        )
     out = []
     for unit in units:
         layout = layouts.get(unit.index)
         if layout is None:
             out.append(unit)
             continue
-        pieces, emphasis = layout
-        blocks = page_blocks(unit.text, pieces, emphasis, unit.furniture,
+        blocks = page_blocks(unit.text, layout.spans, layout.emphasis, unit.furniture,
                              headings.get(unit.index))
         out.append(dataclasses.replace(unit, blocks=blocks) if blocks else unit)
     return out
@@ -690,13 +718,16 @@ def _extract_page(page: Any, flags: int) -> PageText:
     pairs = [(b, _clean_lines(b.text)) for b in ordered]
     result = join_blocks(pairs, reordered=reordered)
     kept = [b for b, lines in pairs if lines]
-    runs = _safe(lambda: emphasis_runs(page.get_text("xhtml", textpage=textpage)), [])
+    xhtml = _safe(lambda: page.get_text("xhtml", textpage=textpage), "")
+    runs = emphasis_runs(xhtml)
+    levels = heading_levels(xhtml)
     # XHTML writes one element per text block, in the text page's order.
     matched = len(runs) == len(blocks) and all(numbers[id(b)] < len(runs) for b in kept)
     result.emphasis = [
         place_emphasis(result.text[s:e], runs[numbers[id(b)]]) if matched else []
         for b, (s, e, _y0, _y1) in zip(kept, result.pieces, strict=True)
     ]
+    result.levels = [levels[numbers[id(b)]] if matched else 0 for b in kept]
     return result
 
 

@@ -8,7 +8,8 @@ or more Markdown blocks (:data:`..model.Block`):
   in the raw block text by search, in order; where one cannot be placed the block keeps its
   text without emphasis. A run is shown as emphasis only when it holds a word of three letters
   or more (maths italic, ``*x*``, would be noise).
-* A block that holds an outline entry is a heading of the entry's level.
+* A block that holds an outline entry is a heading of the entry's level; in a PDF without an
+  outline, a one-line block set in type that stands out (:func:`font_headings`) is one.
 * Lines are joined with spaces; end-of-line hyphenation is joined (``exam-⏎ple`` →
   ``example``; ``Schwarz-⏎Weiß`` keeps its hyphen); a short line ending a sentence ends a
   paragraph. A block of verse (it carries line numbers, or all its lines are much shorter
@@ -26,7 +27,14 @@ from collections.abc import Sequence
 
 from ..model import Block, FurnitureSpan
 
-__all__ = ["Emphasis", "emphasis_runs", "page_blocks", "place_emphasis"]
+__all__ = [
+    "Emphasis",
+    "emphasis_runs",
+    "font_headings",
+    "heading_levels",
+    "page_blocks",
+    "place_emphasis",
+]
 
 Emphasis = tuple[int, int, bool, bool]
 """``(start, end, bold, italic)``: an emphasised span, relative to its block's raw text."""
@@ -39,6 +47,63 @@ _SENTENCE_END = frozenset(".!?:;\"”’»)")
 _HIDDEN = frozenset({"running_head", "folio", "page_break"})
 _ESCAPE = re.compile(r"([\\`*_<])")
 _LINE_SYNTAX = re.compile(r"^(\s*)([#>+=|-]|\d+(?=[.)]\s))")
+
+
+def heading_levels(xhtml: str) -> list[int]:
+    """Each text block's heading level in MuPDF's XHTML (``<h2>`` → 2; ``<p>`` → 0).
+
+    MuPDF assigns them to one-line blocks by absolute type size (12 pt and up is ``<h3>``), so
+    they name a heading only where the type also stands out from the book's own (see
+    :func:`font_headings`).
+    """
+    return [int(m.group(1)[1]) if m.group(1) != "p" else 0 for m in _ELEMENT.finditer(xhtml)]
+
+
+def font_headings(
+    pages: dict[int, tuple[Sequence[tuple[int, int]], Sequence[float], Sequence[int]]],
+    texts: dict[int, str],
+) -> dict[int, dict[int, int]]:
+    """Headings told by type size, for a PDF without an outline.
+
+    A candidate is a one-line block that MuPDF's XHTML makes a heading and that reads like one
+    (letters, at most 150 characters, not ending in a full stop or comma). MuPDF's levels are
+    absolute (12 pt and up is ``<h3>``), so they are trusted only when most one-line blocks
+    are plain paragraphs (the body is set smaller); otherwise a candidate must also be at
+    least 30 % taller than a line of the book's paragraphs. Levels follow MuPDF's.
+
+    Args:
+        pages: page index → (piece spans, piece heights, MuPDF levels).
+        texts: page index → the page text.
+
+    Returns:
+        page index → {raw offset of the heading → level}.
+    """
+    single = tagged = 0
+    line_heights: list[float] = []
+    candidates: list[tuple[int, int, float, int]] = []
+    for index, (spans, heights, levels) in pages.items():
+        text = texts[index]
+        for (s, e), height, level in zip(spans, heights, levels, strict=False):
+            breaks = text.count("\n", s, e)
+            if breaks:
+                line_heights.append(height / (breaks + 1))
+                continue
+            single += 1
+            if not level:
+                continue
+            tagged += 1
+            line = text[s:e].strip()
+            if 0 < len(line) <= 150 and line[-1] not in ".,;" and _WORD.search(line):
+                candidates.append((index, s, height, level))
+    if not candidates:
+        return {}
+    trusted = tagged < 0.5 * single
+    body = statistics.median(line_heights) if line_heights else None
+    found: dict[int, dict[int, int]] = {}
+    for index, start, height, level in candidates:
+        if trusted or (body is not None and height >= 1.3 * body):
+            found.setdefault(index, {})[start] = level
+    return found
 
 
 def emphasis_runs(xhtml: str) -> list[list[tuple[int, str, bool, bool]]]:

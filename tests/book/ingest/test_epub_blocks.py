@@ -126,3 +126,10 @@ def test_fixture_tables_and_images_survive():
               for m in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)]
     declared = {path for u in alice.units for path in u.images}
     assert images and set(images) <= declared
+
+
+def test_comments_and_processing_instructions_are_not_text(tmp_path):
+    body = "<h1>T<!-- note to self --></h1><p>A <!-- hidden --> b<?pi x?> c.</p>"
+    doc = ingest(make_book(tmp_path / "b.epub", [("c", body)]))
+    assert doc.units[0].text == "T\nA b c."
+    assert [md for _s, _e, md in doc.units[0].blocks] == ["# T", "A b c."]

@@ -133,3 +133,14 @@ def test_alice_gutenberg_page_anchors_are_page_marks():
 def test_maths_superscripts_are_not_note_refs():
     doc = ingest(fixture_books() / "linear-algebra.epub")
     assert not any(k == "note_ref" for u in doc.units for _s, _e, k in u.furniture)
+
+
+def test_notes_in_a_later_notes_file_are_footnotes(tmp_path):
+    chapter = '<p>A claim<a epub:type="noteref" href="notes.xhtml#n1">1</a> and more.</p>'
+    notes = ('<aside epub:type="endnote" id="n1"><p>The source.</p></aside>'
+             '<aside epub:type="endnote" id="n2"><p>Unreferred.</p></aside>')
+    doc = ingest(make_book(tmp_path / "b.epub", [("c", chapter), ("notes", notes)]))
+    ref = re.search(r"\[\^([^\]]+)\]", doc.units[0].blocks[0][2]).group(1)
+    assert [md for _s, _e, md in doc.units[1].blocks] == [f"[^{ref}]: The source.",
+                                                           "Unreferred."]
+    assert _kinds(doc.units[0], "note_ref") == ["1"]

@@ -16,9 +16,14 @@ A tolerant, hardened reader on :mod:`zipfile` and :func:`~readingroom.core.xmlsa
   not valid in the document's encoding are counted and warned per document;
 - :mod:`.package`: the OPF (metadata, manifest, spine), DRM in ``META-INF/encryption.xml``
   (ENCRYPTED_SOURCE), images through the manifest;
-- :mod:`.navigation`: the nav document or the NCX, mapped onto the chapters;
-- :mod:`.text`: XHTML → raw text (ruby keeps its base text), anchors, vertical writing;
-- :mod:`.markdown`: XHTML → the Markdown view;
+- :mod:`.navigation`: the nav document or the NCX, mapped onto the chapters (``<span>``
+  headings kept at their first linked child), and the page list (``#fragment`` or EPUB CFI);
+- :mod:`.text`: XHTML → raw text (ruby keeps its base text), anchors, vertical writing, and
+  in the same pass the Markdown blocks with their raw spans, furniture spans (page-break
+  markers, note references, verse line numbers), page marks, and whether the chapter reads as
+  a contents page;
+- :mod:`.markdown`: the Markdown of leaves and containers (lists, quotes, tables, stanzas,
+  notes as footnotes);
 - :mod:`.reader`: :func:`read_epub`, which puts them together; a file the spine lists again
   is read once (a warning counts the repeats).
 """

@@ -74,6 +74,8 @@ class _Reader:
         self._spine_paths: set[str] = set()
         self._cfi: dict[str, list[tuple[CfiPoint, str]]] = {}
         self._cfi_placed = 0
+        self._later_notes: dict[str, dict[str, str]] = {}
+        self._read_paths: set[str] = set()
 
     def warn(self, message: str) -> None:
         if message not in self.warnings and len(self.warnings) < 200:
@@ -261,8 +263,17 @@ class _Reader:
                 found = links[href] = bool(target) and target != path and target in spine_paths
             return found
 
+        def note_target(href: str) -> tuple[str, str] | None:
+            target, fragment = _resolve(base, href)
+            if not (target and fragment) or target == path or target not in spine_paths:
+                return None
+            return None if target in self._read_paths else (target, fragment)
+
+        self._read_paths.add(path)
         builder = _TextBuilder(images, note_prefix=f"{index + 1}.",
-                               is_chapter_link=is_chapter_link)
+                               is_chapter_link=is_chapter_link, note_target=note_target,
+                               later_notes=self._later_notes)
+        builder.note_labels.update(self._later_notes.pop(path, {}))
         if path in self._cfi:
             builder.watch = _cfi_watch(root, self._cfi.pop(path))
             self._cfi_placed += sum(len(v) for v in builder.watch.values())

@@ -52,7 +52,8 @@ def _text_nodes(element: Any) -> Iterator[str]:
     if element.text:
         yield element.text
     for child in element:
-        if _local(child) not in _SKIP:
+        name = _local(child)
+        if name and name not in _SKIP:
             yield from _text_nodes(child)
         if child.tail:
             yield child.tail
@@ -174,7 +175,9 @@ class _TextBuilder:
     """
 
     def __init__(self, images: _Images, *, note_prefix: str = "",
-                 is_chapter_link: Callable[[str], bool] | None = None) -> None:
+                 is_chapter_link: Callable[[str], bool] | None = None,
+                 note_target: Callable[[str], tuple[str, str] | None] | None = None,
+                 later_notes: dict[str, dict[str, str]] | None = None) -> None:
         self.images = images
         self.parts: list[str] = []
         self.length = 0
@@ -192,6 +195,10 @@ class _TextBuilder:
         self.furniture_depth = 0
         self.furniture_start: int | None = None
         self.note_labels: dict[str, str] = {}
+        """Fragment id → footnote label of the notes this chapter's references point at."""
+        self.note_target = note_target
+        self.later_notes: dict[str, dict[str, str]] = {} if later_notes is None else later_notes
+        """Container path → {fragment: label}: notes in chapters after this one."""
         # contents detection: characters inside links to other chapters
         self.link_depth = 0
         self.link_chars = 0
@@ -221,8 +228,8 @@ class _TextBuilder:
 
     def walk(self, element: Any, pre: bool = False) -> None:
         name = _local(element)
-        if name in _SKIP:
-            return
+        if not name or name in _SKIP:
+            return  # a comment or processing instruction says nothing (its tail is text)
         for key in ("id", "name") if name == "a" else ("id",):
             value = element.get(key)
             if value and value not in self.anchors and value not in self.pending:
@@ -601,6 +608,12 @@ class _TextBuilder:
             if fragment not in self.anchors:
                 self.note_labels[fragment] = label
                 return _note_ref(label, True)
+        elif href and self.note_target is not None:
+            # a note in a chapter not read yet (a notes file): it is labelled when read
+            target = self.note_target(href)
+            if target is not None:
+                labels = self.later_notes.setdefault(target[0], {})
+                return _note_ref(labels.setdefault(target[1], label), True)
         return _note_ref(label, False)
 
     def note_label_of(self, element: Any, name: str) -> str | None:

@@ -42,7 +42,7 @@ from .bm25 import (
 )
 from .fts5 import ENGINE_FTS5, FTS_RANK, FTS_SCHEMA, Fts5Ranker, fts5_available
 from .fusion import rrf
-from .proximity import POOL, pool_size, rerank
+from .proximity import POOL, TokenCodes, pool_size, rerank
 from .ranker import Ranker, best
 from .results import (
     HINT_BOOST,
@@ -298,7 +298,9 @@ class BookIndex:
         # one book keep hitting the same sections, and decoding a record costs more than
         # scoring it.
         self._rows: OrderedDict[int, _Row] = OrderedDict()
-        self._tokens: OrderedDict[int, list[str]] = OrderedDict()
+        # Packed body token codes of recently reranked records (see proximity.TokenCodes).
+        self._codes = TokenCodes()
+        self._encoded: OrderedDict[int, bytes] = OrderedDict()
         self._contents: frozenset[int] = frozenset()
         # Own-heading token → rowids, for the heading boost.
         self._heads: dict[str, frozenset[int]] = {}
@@ -517,22 +519,27 @@ class BookIndex:
             for rowid in rows or ():
                 in_heading[rowid] = in_heading.get(rowid, 0) + 1
         by_rowid = self._by_rowid
-        return rerank(pool, terms, lambda ids: self._body_tokens(conn, ids), in_heading,
-                      lambda rowid: by_rowid[rowid].first)
+        return rerank(pool, terms, lambda ids: self._body_codes(conn, ids), self._codes,
+                      in_heading, lambda rowid: by_rowid[rowid].first)
 
-    def _body_tokens(self, conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[str]]:
-        """The body tokens of ``ids`` (no joined compounds), cached like snippet rows."""
+    def _body_codes(self, conn: sqlite3.Connection, ids: list[int]) -> dict[int, bytes]:
+        """The packed body token codes of ``ids`` (no joined compounds), cached."""
         with self._lock:
-            out = {i: self._tokens[i] for i in ids if i in self._tokens}
+            out = {i: self._encoded[i] for i in ids if i in self._encoded}
         missing = [i for i in ids if i not in out]
         if missing:
-            rows = self._snippet_rows(conn, missing)
-            made = {i: token_stream(split_runs(rows[i][1]), breaks=True) for i in missing}
+            # Straight from the table, not through the snippet cache: a pool is wider than
+            # the hits, and its rows need not push the hits' snippet material out.
+            fetched = conn.execute(
+                f"SELECT rowid, norm FROM records WHERE rowid IN ({','.join('?' * len(missing))})",
+                missing).fetchall()
+            made = {rowid: self._codes.encode(token_stream(split_runs(norm), breaks=True))
+                    for rowid, norm in fetched}
             out.update(made)
             with self._lock:
-                self._tokens.update(made)
-                while len(self._tokens) > _ROW_CACHE:
-                    self._tokens.popitem(last=False)
+                self._encoded.update(made)
+                while len(self._encoded) > _CODE_CACHE:
+                    self._encoded.popitem(last=False)
         return out
 
     def _hints(self, hints: Mapping[str, str], strict: bool
@@ -727,6 +734,7 @@ def _cache_rows(index: BookIndex, conn: sqlite3.Connection,
 
 
 _ROW_CACHE = 1024
+_CODE_CACHE = 4096  # about 1.5 kB a record
 
 
 def _choose_engine(conn: sqlite3.Connection, meta: dict[str, str], engine: EngineChoice,

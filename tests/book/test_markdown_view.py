@@ -350,3 +350,14 @@ def test_a_heading_without_text_is_its_records_line_and_no_blank_run():
     first = bt.records[0]
     assert lines[first.md_line_start - 1] == "# Book" and first.md_line_end == first.md_line_start
     assert "Text *here*." in lines and lines.count("## Part") == 1
+
+
+def test_an_empty_unit_between_contents_units_does_not_split_them():
+    nav1 = SourceUnit("epub_chapter", 0, "Contents\nOne", role="contents")
+    blank = SourceUnit("epub_chapter", 1, "")
+    nav2 = SourceUnit("epub_chapter", 2, "Two\nThree", role="contents")
+    body = SourceUnit("epub_chapter", 3, "One\nThe story.")
+    bt = build_book_text(SourceDocument("epub", (nav1, blank, nav2, body),
+                                        toc=(TocEntry("One", 1, 3),)))
+    assert [(r.role, r.unit_start, r.unit_end) for r in bt.records] == [
+        ("contents", 0, 2), ("body", 3, 3)]

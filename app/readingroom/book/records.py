@@ -188,8 +188,9 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
     out: list[_Section] = []
     for sec in sections:
         u0, u1 = sec.start[0], _tidy_end(units, sec.start, sec.end)[0]
-        if all(units[u].role == units[u0].role for u in range(u0, u1 + 1)):
-            role = units[u0].role
+        roles = _run_roles(units, u0, u1)
+        if all(r == roles[0] for r in roles):
+            role = roles[0]
             title = sec.title
             if role == "contents" and title is None:
                 title = _own_heading(units[u0]) or "Contents"
@@ -200,9 +201,9 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
             continue
         run_start = u0
         for u in range(u0 + 1, u1 + 2):
-            if u <= u1 and units[u].role == units[run_start].role:
+            if u <= u1 and roles[u - u0] == roles[run_start - u0]:
                 continue
-            role = units[run_start].role
+            role = roles[run_start - u0]
             start = sec.start if run_start == u0 else (run_start, 0)
             end = sec.end if u > u1 else (u - 1, len(units[u - 1].text))
             if run_start == u0 and (sec.title is not None or role == "body"):
@@ -215,6 +216,18 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
             out.append(_Section(path, sec.level, title, start, end, role))
             run_start = u
     return out
+
+
+def _run_roles(units: Sequence[SourceUnit], u0: int, u1: int) -> list[str]:
+    """The roles of units ``u0..u1``; a unit without text goes with the unit before it."""
+    known = [None if not units[u].text.strip() and not _image_only(units[u]) else units[u].role
+             for u in range(u0, u1 + 1)]
+    current = next((r for r in known if r is not None), units[u0].role)
+    roles: list[str] = []
+    for role in known:
+        current = role or current
+        roles.append(current)
+    return roles
 
 
 def _own_heading(unit: SourceUnit) -> str | None:

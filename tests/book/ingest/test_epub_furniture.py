@@ -144,3 +144,10 @@ def test_notes_in_a_later_notes_file_are_footnotes(tmp_path):
     assert [md for _s, _e, md in doc.units[1].blocks] == [f"[^{ref}]: The source.",
                                                            "Unreferred."]
     assert _kinds(doc.units[0], "note_ref") == ["1"]
+
+
+def test_a_silent_marker_is_labelled_by_its_id(tmp_path):
+    body = '<p>Before<span epub:type="pagebreak" id="page_27"/> after.</p>'
+    unit = ingest(make_book(tmp_path / "b.epub", [("c", body)])).units[0]
+    assert unit.page_marks == ((unit.text.index("after"), "27"),)
+    assert unit.furniture == ()

@@ -115,6 +115,7 @@ _NOTE_REF_CHARS = re.compile(r"[\s\[\]()]+")
 _PAGE_LABEL = re.compile(
     r"^\W*(?:(?:page|pg|pp?)\.?\s*(?=[0-9ivxlcdm]+\W*$))?(.+?)\W*$", re.IGNORECASE
 )
+_PAGE_ID = re.compile(r"^(?:page|pg|p)[-_.]?([0-9]+|[ivxlcdm]+)$", re.IGNORECASE)
 _VERSE_CLASSES = frozenset({"stanza", "verse", "poem", "poetry", "lg", "linegroup"})
 _VERSE_TYPES = frozenset({"z3998:poem", "z3998:verse"})
 _CONTENTS_TYPES = frozenset({"toc", "landmarks", "page-list"})
@@ -132,7 +133,8 @@ def _page_label(element: Any) -> str | None:
             found = _PAGE_LABEL.match(raw.strip())
             label = found.group(1) if found else raw.strip()
             return label[:40]
-    return None
+    found = _PAGE_ID.match(element.get("id") or "")
+    return found.group(1) if found else None
 
 
 def _short_link_text(element: Any) -> str | None:

@@ -116,10 +116,13 @@ def _near(a: list[int], b: list[int], window: int) -> bool:
 def _adjacency(blob: bytes, packs: list[bytes | None]) -> float:
     pairs = len(packs) - 1
     adjacent = near = 0
+    # One scan per term first: in an OR query most pool records lack most pairs.
+    has = [p is not None and _find(blob, p) >= 0 for p in packs]
     for i in range(pairs):
-        a, b = packs[i], packs[i + 1]
-        if a is None or b is None:
+        if not (has[i] and has[i + 1]):
             continue
+        a, b = packs[i], packs[i + 1]
+        assert a is not None and b is not None
         if _find(blob, a + b) >= 0:
             adjacent += 1
             continue

@@ -361,3 +361,16 @@ def test_an_empty_unit_between_contents_units_does_not_split_them():
                                         toc=(TocEntry("One", 1, 3),)))
     assert [(r.role, r.unit_start, r.unit_end) for r in bt.records] == [
         ("contents", 0, 2), ("body", 3, 3)]
+
+
+def test_no_hard_break_dangles_at_the_end_of_a_record():
+    rows = [f"Theorem T{i} A statement of some length about vectors number {i}" for i in range(150)]
+    text = "\n".join(rows)
+    md = "\\\n".join(rows)
+    unit = SourceUnit("epub_chapter", 0, text, blocks=((0, len(text), md),))
+    bt = build_book_text(SourceDocument("epub", (unit,)))
+    assert len(bt.records) > 2 and bt.markdown_fallback_units == []
+    lines = bt.markdown.splitlines()
+    for r in bt.records:
+        assert not lines[r.md_line_end - 1].endswith(("\\", "  "))
+    assert all(f"Theorem T{i} A statement" in bt.markdown for i in (0, 75, 149))

@@ -744,7 +744,7 @@ class _View:
             if i in verse_next:
                 block = [*block[:-1], block[-1] + "  "]
             lines += block
-        return lines
+        return _no_dangling_breaks(lines)
 
     def _piece(self, p: _Piece, unit: SourceUnit, nest: _Nesting) -> list[str]:
         if p.kind == "gap":
@@ -799,6 +799,26 @@ class _View:
         lo = bisect.bisect_left(offsets, p.start)
         hi = bisect.bisect_left(offsets, end)
         return [f'<!-- page label="{_comment_safe(label)}" -->' for _, label in marks[lo:hi]]
+
+
+def _no_dangling_breaks(lines: list[str]) -> list[str]:
+    """A hard break (backslash or two spaces) at the end of a paragraph is removed.
+
+    A block cut in two ends its first part where the Markdown had a line break; CommonMark
+    would show a backslash there literally.
+    """
+    fenced = False
+    for i, line in enumerate(lines):
+        if line.startswith(_FENCE):
+            fenced = not fenced
+        if fenced or (i + 1 < len(lines) and lines[i + 1].strip()
+                      and not lines[i + 1].startswith("<!--")):
+            continue
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            lines[i] = line[:-1].rstrip()
+        elif line.endswith("  "):
+            lines[i] = line.rstrip()
+    return lines
 
 
 def _render_markdown(markdown: str, nest: _Nesting) -> list[str]:

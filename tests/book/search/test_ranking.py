@@ -193,6 +193,12 @@ def test_folded_variants_match_and_are_reported(tmp_path: Path, engine: str,
         # The fold is shared by the index and the query: no zero result for a variant.
         assert index.search("file abc").hits
         assert index.search("ｆｉｌｅ").hits
+    records = [rec(0, "A", "假名と燈"), rec(1, "B", "it\u2019s \u201cdone\u201d"),
+               rec(2, "C", "التكاثر الخلويّ")]
+    with _index(tmp_path, records, engine) as index:
+        for query, rid in [("仮名", "r000"), ("灯", "r000"), ("it's", "r001"),
+                           ('"done"', "r001"), ("الخلوي", "r002")]:
+            assert [h.record_id for h in index.search(query).hits] == [rid], query
         monkeypatch.setattr(text_module, "describe_folds",
                             lambda q: ["full-width"] if "ｆ" in q else [], raising=False)
         assert index.search("ｆｉｌｅ").folds == ["full-width"]

@@ -3,6 +3,7 @@
 - :mod:`.tokenize`: words, CJK bigrams and characters; the terms of a query;
 - :mod:`.ranker`: the boundary every ranking backend implements;
 - :mod:`.fts5` and :mod:`.bm25`: the SQLite FTS5 backend and the pure-Python BM25 fallback;
+- :mod:`.proximity`: the phrase, proximity and heading rerank both backends share;
 - :mod:`.snippet`: the marked window of raw text a hit shows;
 - :mod:`.results`: the result models;
 - :mod:`.index`: :func:`build_index` and :class:`BookIndex`, the public index API.

@@ -1,10 +1,13 @@
 """The book's search index: one SQLite file, built once, opened read-only by many threads.
 
-:func:`build_index` writes the records, their normalised text and the tokens of
-:mod:`.tokenize` into the FTS5 backend (:mod:`.fts5`) when this SQLite has it, else into
-posting tables for the Python BM25 backend (:mod:`.bm25`). :class:`BookIndex` parses a query,
-applies hints, asks the backend (:class:`~.ranker.Ranker`) to rank and builds the hits with
-their snippets (:mod:`.snippet`). Every result names the backend that ran.
+:func:`build_index` writes the records (with their role), their normalised text (page
+furniture masked first) and the tokens of :mod:`.tokenize` (text, CJK characters, heading
+path) into the FTS5 backend (:mod:`.fts5`) when this SQLite has it, else into posting tables
+for the Python BM25 backend (:mod:`.bm25`). :class:`BookIndex` parses a query, applies hints,
+asks the backend (:class:`~.ranker.Ranker`) for a pool of the best records, reranks it
+(:mod:`.proximity`: phrase, proximity and heading boosts; ties in reading order), leaves
+contents pages out unless asked, and builds the hits with their snippets (:mod:`.snippet`)
+and the folds that made them match. Every result names the backend that ran.
 """
 
 from __future__ import annotations

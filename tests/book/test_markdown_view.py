@@ -374,3 +374,13 @@ def test_no_hard_break_dangles_at_the_end_of_a_record():
     for r in bt.records:
         assert not lines[r.md_line_end - 1].endswith(("\\", "  "))
     assert all(f"Theorem T{i} A statement" in bt.markdown for i in (0, 75, 149))
+
+
+def test_a_title_repeated_after_a_chapter_label_heading_is_left_out():
+    text = "Chapter One\nThe Short Sail\nAvishai walked in."
+    unit = SourceUnit("epub_chapter", 0, text, blocks=(
+        (0, 11, "##### Chapter One"), (12, 26, "### The Short Sail"),
+        (27, len(text), "Avishai walked in.")))
+    md = build_book_text(SourceDocument("epub", (unit,), toc=(TocEntry("The Short Sail", 1, 0),),
+                                        title="Sailing")).markdown
+    assert md.count("The Short Sail") == 1 and "Chapter One" in md

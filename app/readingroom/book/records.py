@@ -667,8 +667,8 @@ class _Nesting:
                     levels.append(len(m.group(1)))
         base = min(levels) - 1 if levels else 0
         if title:
-            # The first heading among the first few blocks (after a cover image, say), or the
-            # first lines of raw text, may repeat the section's title.
+            # A heading among the first few blocks (after a cover image or a chapter label,
+            # say), or the first lines of raw text, may repeat the section's title.
             key = _heading_key(title)
             shown = (p for p in pieces if p.kind != "gap")
             for n, p in zip(range(6), shown, strict=False):
@@ -681,10 +681,10 @@ class _Nesting:
                     if bold and _heading_key(bold.group(2)) == key:
                         self.drop = (p.unit, p.start, p.end)
                         break
-                if m:
-                    if _heading_key(m.group(2)) == key:
-                        self.drop = (p.unit, p.start, p.end)
-                        base = len(m.group(1))
+                if m and _heading_key(m.group(2)) == key:
+                    # (A label heading such as "Chapter One" may come before the title.)
+                    self.drop = (p.unit, p.start, p.end)
+                    base = len(m.group(1))
                     break
         self.base = base
         self.title_key = _heading_key(title) if title else ""

@@ -178,3 +178,19 @@ def test_font_headings_trust_mupdf_only_when_the_body_is_small():
     # Every one-line block tagged (a 12 pt body): only type 30 % taller than body lines.
     page = (spans, [13.0, 24.0, 13.0], [3, 0, 3])
     assert font_headings({0: page}, {0: text}) == {}
+
+
+def test_a_contents_page_reads_one_entry_a_line():
+    raw = "1\nTopologische Grundbegriffe\n2\n1.1\nRäume . . . . . . .\n2\n1.3\nStetigkeit\n" \
+          ". . . . . . . .\n9\nIndex . . . . . 111"
+    blocks = page_blocks(raw, [(0, len(raw))], [[]], contents=True)
+    assert blocks[0][2].split("  \n") == [
+        "1 Topologische Grundbegriffe 2", "1.1 Räume … 2", "1.3 Stetigkeit … 9", "Index … 111"]
+
+
+def test_textbook_contents_page_blocks_list_its_entries():
+    doc = _fixture("geotopo-textbook-outline.pdf")
+    unit = next(u for u in doc.units if u.role == "contents")
+    lines = [line for _s, _e, md in unit.blocks for line in md.split("  \n")]
+    assert any(line.startswith("1.1 Topologische Räume") and line.endswith(" 2")
+               for line in lines)

@@ -400,7 +400,7 @@ def _with_blocks(
             out.append(unit)
             continue
         blocks = page_blocks(unit.text, layout.spans, layout.emphasis, unit.furniture,
-                             headings.get(unit.index))
+                             headings.get(unit.index), contents=unit.role == "contents")
         out.append(dataclasses.replace(unit, blocks=blocks) if blocks else unit)
     return out
 

@@ -260,6 +260,8 @@ def page_blocks(
     emphasis: Sequence[Sequence[Emphasis]] | None,
     furniture: Sequence[FurnitureSpan] = (),
     headings: dict[int, int] | None = None,
+    *,
+    contents: bool = False,
 ) -> tuple[Block, ...]:
     """A page's Markdown blocks in reading order.
 
@@ -269,6 +271,9 @@ def page_blocks(
         emphasis: per piece, its emphasised spans (relative to the piece); None: no emphasis.
         furniture: the page's furniture spans.
         headings: raw offset of an outline entry on this page → its level.
+        contents: the page is a printed contents page: each entry (its number, title and
+            page, however MuPDF split them into lines) becomes one line, dot leaders
+            shortened to an ellipsis.
     """
     hidden = [(s, e) for s, e, kind in furniture if kind in _HIDDEN]
     numbered = [(s, e) for s, e, kind in furniture if kind == "line_number"]
@@ -291,6 +296,11 @@ def page_blocks(
         if level is not None and raw.count("\n") < 3:
             title = " ".join(_escape(raw).split())
             blocks.append((start, end, "#" * min(level, 6) + " " + title))
+            continue
+        if contents:
+            markdown = _contents_entries(raw)
+            if markdown:
+                blocks.append((start, end, markdown))
             continue
         lines = raw.split("\n")
         verse = any(s < end and e > start for s, e in numbered) or (
@@ -326,3 +336,34 @@ def _kept_lines(text: str, start: int, end: int,
     if not lines:
         return None
     return lines[0][0], lines[-1][1]
+
+
+_LEADER_RUN = re.compile(r"(?:\s*[.\u00b7\u2024\u2026…_]){3,}\s*")
+_PAGE_NUMBER = re.compile(r"\d{1,4}|[ivxlcdm]{1,7}|[IVXLCDM]{1,7}")
+
+
+def _contents_entries(raw: str) -> str:
+    """A contents block as one line per entry, hard breaks between them."""
+    entries: list[str] = []
+    current: list[str] = []
+    for line in raw.split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        shortened = _LEADER_RUN.sub(" … ", line).strip()
+        if not shortened.strip(" …"):
+            if current:
+                current.append("…")  # a line of dot leaders alone, between title and page
+            continue
+        last = shortened.rsplit(None, 1)[-1]
+        page_ref = _PAGE_NUMBER.fullmatch(last) is not None
+        if page_ref and len(shortened.split()) == 1 and not current:
+            current.append(shortened)  # a section number before its title
+            continue
+        current.append(shortened)
+        if page_ref:
+            entries.append(_guard_line(_escape(" ".join(current))))
+            current = []
+    if current:
+        entries.append(_guard_line(_escape(" ".join(current))))
+    return "  \n".join(entries)

@@ -87,16 +87,21 @@ def test_cjk_text_is_never_broken_inside_a_word():
     unit = SourceUnit("epub_chapter", 0, f"第一章\n{para}\n{para}",
                       blocks=((0, 3, "# 第一章"), (4, 4 + len(para), para),
                               (5 + len(para), 5 + 2 * len(para), para)))
-    pdf = SourceUnit("pdf_page", 0, (sentence * 8 + "\n") * 4)
+    whole = "".join(f"其の{'一二三四五六七八九十'[k % 10] * (k % 3 + 1)}、{sentence}"
+                    for k in range(30))
+    width = next(n for n in range(30, 60)  # printed lines that end inside sentences
+                 if all(whole[i + n - 1] != "。" for i in range(0, len(whole) - n, n)))
+    wrapped = [whole[i:i + width] for i in range(0, len(whole), width)]
+    pdf = SourceUnit("pdf_page", 0, "\n".join(wrapped) + "\n" + "\n".join(wrapped))
     for doc in (SourceDocument("epub", (unit,), toc=(TocEntry("第一章", 1, 0),)),
                 SourceDocument("pdf", (pdf,))):
         lines = build_book_text(doc).markdown.splitlines()
         for a, b in pairwise(lines):
             assert not (a and b and is_cjk(a[-1]) and is_cjk(b[0])), (a[-5:], b[:5])
-    # Lines of a PDF page that are one paragraph are joined without a space between CJK.
+    # The printed lines of a paragraph are joined without a space between CJK; the sentence
+    # end of its last line ends the paragraph.
     md = build_book_text(SourceDocument("pdf", (pdf,))).markdown
-    assert sentence * 32 in md.replace("\n", "")
-    assert (sentence * 16) in md
+    assert f"{whole}\n\n{whole}\n" in md
 
 
 def test_a_contents_unit_is_its_own_record_with_role_contents():

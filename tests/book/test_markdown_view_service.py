@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from readingroom.book.records import NO_TEXT_LAYER
@@ -56,3 +58,20 @@ def test_the_skill_names_the_placeholder(library):
     contents = library.skill_file("mixed", "references/contents.md").data["text"]
     row = next(line for line in contents.splitlines() if _records(library)[1].record_id in line)
     assert NO_TEXT_LAYER in row
+
+
+@pytest.mark.parametrize("vertical", [True, False], ids=["vertical", "horizontal"])
+def test_japanese_pdf_paragraphs_stay_whole_and_unbroken(tmp_path, vertical):
+    from readingroom.book.ingest import ingest
+    from readingroom.book.records import build_book_text
+    from readingroom.book.text import is_cjk
+
+    from .make_books import make_japanese_pdf
+
+    first = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。" * 2
+    second = "吾輩はここで始めて人間というものを見た。"
+    pdf = make_japanese_pdf(tmp_path / "ja.pdf", [first, second], vertical=vertical)
+    md = build_book_text(ingest(pdf)).markdown
+    assert f"{first}\n\n{second}" in md
+    lines = md.splitlines()
+    assert not any(a and b and is_cjk(a[-1]) and is_cjk(b[0]) for a, b in pairwise(lines))

@@ -84,6 +84,7 @@ _LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|_{4,}")
 """A dot leader: a contents entry, never a line of wrapped prose."""
 _HYPHEN_END = re.compile(r"[^\W\d_][-\u2010\u00ad]$")
 _VERSE_LINE_CHARS = 60
+_CJK_CLOSE = frozenset("。！？」』")
 _SENTENCE_CLOSE = frozenset(".!?…\"”’'»)]。！？」』")
 """Raw EPUB lines up to this length, three or more in a row, keep their line breaks."""
 
@@ -885,10 +886,11 @@ def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
     """A PDF page's lines as paragraphs.
 
     A full-width line runs on into the next (wrapped prose: joined, end-of-line hyphenation
-    joined, no space between CJK); a short line ends its paragraph. Short lines in a row
-    (contents entries, figure labels, formulas, verse) stay lines of one block with hard
-    breaks. A short line without closing punctuation after the end of a sentence is a heading
-    of its own, not the tail of the paragraph before.
+    joined, no space between CJK); a short line, a line far longer than the text width (a
+    paragraph the extractor joined already) and a CJK sentence end end a paragraph. Short
+    lines in a row (contents entries, figure labels, formulas, verse) stay lines of one block
+    with hard breaks. A short line without closing punctuation after the end of a sentence is
+    a heading of its own, not the tail of the paragraph before.
     """
     full = width * 0.8 if width else float("inf")
     paragraphs: list[list[str]] = []
@@ -925,7 +927,10 @@ def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
         else:
             flush()
             cur = [line]
-        prev_full = not short
+            prose = not short  # a long line begins prose, never a block of short lines
+        # Wrapped lines are about as long as the text width; a line much longer is a whole
+        # paragraph already (the extractor joined it), and a CJK sentence end ends one too.
+        prev_full = not short and len(line) <= full * 1.5 and line[-1] not in _CJK_CLOSE
     flush()
     return paragraphs
 

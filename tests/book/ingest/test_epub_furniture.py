@@ -151,3 +151,19 @@ def test_a_silent_marker_is_labelled_by_its_id(tmp_path):
     unit = ingest(make_book(tmp_path / "b.epub", [("c", body)])).units[0]
     assert unit.page_marks == ((unit.text.index("after"), "27"),)
     assert unit.furniture == ()
+
+
+def test_pandoc_style_notes(tmp_path):
+    body = (
+        '<p>Text<a href="#fn1" class="footnote-ref" id="fnref1" role="doc-noteref"><sup>1</sup>'
+        '</a> goes on.</p><section class="footnotes" role="doc-endnotes"><ol>'
+        '<li id="fn1"><p>The note. <a href="#fnref1" class="footnote-back" '
+        'role="doc-backlink">↩</a></p></li></ol></section>'
+    )
+    unit = ingest(make_book(tmp_path / "b.epub", [("c", body)])).units[0]
+    assert _kinds(unit, "note_ref") == ["1"]
+    assert "↩" in unit.text  # the raw text keeps the back link
+    blocks = [md for _s, _e, md in unit.blocks]
+    label = re.search(r"\[\^([^\]]+)\]", blocks[0]).group(1)
+    assert blocks[0] == f"Text[^{label}] goes on."
+    assert f"[^{label}]: The note." in blocks[1] and "↩" not in blocks[1]

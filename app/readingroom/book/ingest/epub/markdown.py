@@ -32,9 +32,9 @@ def _md_escape(text: str) -> str:
 def _leaf(text: str, heading: int) -> str:
     """A paragraph's or heading's Markdown from its inline Markdown (``_BREAK`` for <br>)."""
     lines = [_SPACES.sub(" ", part).strip(" ") for part in text.split(_BREAK)]
-    while lines and not lines[-1]:
+    while lines and not lines[-1].strip():
         lines.pop()
-    while lines and not lines[0]:
+    while lines and not lines[0].strip():
         lines.pop(0)
     if heading:
         title = _SPACES.sub(" ", " ".join(lines))

@@ -109,8 +109,9 @@ _PAGE_CLASSES = frozenset({"pageno", "pagenum", "page-number", "pagenumber"})
 _LINE_CLASSES = frozenset(
     {"linenum", "linenumber", "line-number", "line-num", "lineno", "line-no", "lnum", "linenr"}
 )
-_NOTE_TYPES = frozenset({"footnote", "endnote", "note", "rearnote"})
-_NOTE_ROLES = frozenset({"doc-footnote", "doc-endnote"})
+# class names of note markers: EPUB habit, pandoc ("footnote-ref"), docutils/Sphinx
+_NOTE_REF_CLASSES = frozenset({"noteref", "footnote-ref", "footnote-reference", "fnref"})
+_BACKLINK = "backlink"
 _NOTE_REF_CHARS = re.compile(r"[\s\[\]()]+")
 _PAGE_LABEL = re.compile(
     r"^\W*(?:(?:page|pg|pp?)\.?\s*(?=[0-9ivxlcdm]+\W*$))?(.+?)\W*$", re.IGNORECASE
@@ -250,9 +251,9 @@ class _TextBuilder:
             if furniture is not None:
                 self.open_furniture(element, furniture)
         group = _GROUPS.get(name)
-        note = self.note_label_of(element, name) if group is None else None
+        note = self.note_label_of(element, name) if group in (None, "item") else None
         if note is not None:
-            group = "note"
+            group = "note"  # an endnote list item is a note, not an item
         elif group is None and name in _BLOCKS and (marked or "class" in attrib):
             group = "stanza" if _is_verse(element) else None
         block = name in _BLOCKS
@@ -551,9 +552,12 @@ class _TextBuilder:
             if words & _PAGE_TYPES or role in _PAGE_ROLES or class_words & _PAGE_CLASSES:
                 return "page_break"
             if "noteref" in words or role == "doc-noteref" or (
-                name == "a" and "noteref" in class_words
+                not class_words.isdisjoint(_NOTE_REF_CLASSES)
+                and _short_link_text(element) is not None
             ):
                 return "note_ref"
+            if role == "doc-backlink" or "footnote-back" in class_words:
+                return _BACKLINK
             if class_words & _LINE_CLASSES or "linenum" in words:
                 return "line_number"
         if name == "sup" and len(element) == 1 and _local(element[0]) == "a":
@@ -592,7 +596,9 @@ class _TextBuilder:
         self.furniture_depth = 0
         self.md_quiet -= 1
         self.md_insert = None
-        if self.furniture_start is not None and self.length > self.furniture_start:
+        if kind == _BACKLINK:
+            pass  # a note's link back to its reference: out of the Markdown, not furniture
+        elif self.furniture_start is not None and self.length > self.furniture_start:
             self.furniture.append((self.furniture_start, self.length, kind))
         self.furniture_start = None
 
@@ -619,7 +625,7 @@ class _TextBuilder:
         return _note_ref(label, False)
 
     def note_label_of(self, element: Any, name: str) -> str | None:
-        if not self.note_labels or name in _SKIP or name == "a":
+        if not self.note_labels or name not in _BLOCKS:
             return None
         ident = element.get("id")
         return self.note_labels.get(ident) if ident else None

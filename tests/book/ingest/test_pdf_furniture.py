@@ -458,3 +458,11 @@ def test_a_contents_page_is_left_out_of_search(tmp_path):
                  book_id="c")
     result = service.search("c", "Methods of the Work")
     assert result.data["contents_left_out"] >= 1
+
+
+def test_page_labels_written_as_hex_strings_are_decoded(tmp_path):
+    # Some producers write each label as a hex UTF-16 prefix; MuPDF hands it back undecoded.
+    labels = [{"startpage": i, "prefix": f"<FEFF00{0x31 + i:02X}>", "firstpagenum": 1}
+              for i in range(3)]
+    doc = ingest(make_pdf(tmp_path / "h.pdf", ["one", "two", "three"], labels=labels))
+    assert [u.label for u in doc.units] == ["1", "2", "3"]

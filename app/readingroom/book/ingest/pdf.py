@@ -198,7 +198,7 @@ def _read_document(
         try:
             page = doc.load_page(index)
             if has_labels:
-                label = page.get_label() or None
+                label = _clean_label(page.get_label())
             extracted = _extract_page(page, flags)
             height = float(page.rect.height)
             del page  # stream: never hold Page objects past their turn
@@ -309,6 +309,20 @@ def _read_document(
         warnings=tuple(warnings),
         metadata=metadata,
     )
+
+
+# A page-label prefix written as a hex string (<FEFF0031>) comes back undecoded.
+_HEX_UTF16 = re.compile(r"<FEFF((?:[0-9A-Fa-f]{4})+)>")
+
+
+def _clean_label(label: str | None) -> str | None:
+    """A page label as printed: hex UTF-16 strings decoded, blank labels dropped."""
+    if label and "<FEFF" in label.upper():
+        label = _HEX_UTF16.sub(
+            lambda m: bytes.fromhex(m.group(1)).decode("utf-16-be", "replace"),
+            label.replace("<feff", "<FEFF"),
+        )
+    return (label or "").strip() or None
 
 
 def _safe(call: Callable[[], Any], default: Any) -> Any:

@@ -103,6 +103,7 @@ def make_book(
     nav_body: str | None = None,
     nav_in_spine: bool = False,
     ncx_pages: Sequence[tuple[str, str]] = (),
+    ncx_in_spine: bool = False,
 ) -> Path:
     """Write an EPUB 3 with ``OEBPS/<name>.xhtml`` chapters and a hand-written nav document.
 
@@ -111,6 +112,7 @@ def make_book(
         nav_body: the nav document's body (default: one toc entry per chapter).
         nav_in_spine: list the nav document first in the spine.
         ncx_pages: an NCX ``pageList`` as ``(label, href)`` (an NCX is written only then).
+        ncx_in_spine: list the NCX last in the spine (a packaging error seen in the wild).
     """
     if nav_body is None:
         items = "".join(
@@ -146,6 +148,8 @@ def make_book(
         )
         manifest.append('<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>')
         spine_attrs = ' toc="ncx"'
+        if ncx_in_spine:
+            spine.append('<itemref idref="ncx"/>')
     files["OEBPS/content.opf"] = (
         '<?xml version="1.0" encoding="utf-8"?>\n'
         '<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">'

@@ -78,3 +78,10 @@ def test_fixture_nav_documents_in_the_spine_are_contents():
         navs = [u for u in doc.units if u.href and u.href.endswith("nav.xhtml")]
         assert navs and all(u.role == "contents" for u in navs)
         assert sum(u.role == "body" for u in doc.units) > len(doc.units) // 2
+
+
+def test_an_ncx_listed_in_the_spine_is_contents(tmp_path):
+    doc = ingest(make_book(tmp_path / "b.epub", [("c", "<p>Body text.</p>")],
+                           ncx_pages=[("1", "c.xhtml")], ncx_in_spine=True))
+    roles = {u.href: u.role for u in doc.units}
+    assert roles == {"OEBPS/c.xhtml": "body", "OEBPS/toc.ncx": "contents"}

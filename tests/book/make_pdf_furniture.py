@@ -210,8 +210,9 @@ def make_titled_pdf(
     return path
 
 
-Segment = tuple[str, Literal["plain", "bold", "italic"]]
-_FONTS = {"plain": "helv", "bold": "hebo", "italic": "heit"}
+Segment = tuple[str, Literal["plain", "bold", "italic", "mono", "symbol"]]
+# "symbol": PyMuPDF's built-in Droid Sans Fallback, for characters Latin-1 lacks (•).
+_FONTS = {"plain": "helv", "bold": "hebo", "italic": "heit", "mono": "cour", "symbol": "japan"}
 
 
 def make_styled_pdf(
@@ -221,7 +222,7 @@ def make_styled_pdf(
     outline: Sequence[tuple[int, str, int]] | None = None,
     gap_after: Sequence[int] = (),
 ) -> Path:
-    """Write lines made of plain, bold and italic segments (Helvetica and its styles).
+    """Write lines of plain, bold, italic (Helvetica), monospace (Courier) and symbol segments.
 
     Args:
         pages: each page's lines; a line is a string (plain) or ``(text, style)`` segments

@@ -194,3 +194,24 @@ def test_textbook_contents_page_blocks_list_its_entries():
     lines = [line for _s, _e, md in unit.blocks for line in md.split("  \n")]
     assert any(line.startswith("1.1 Topologische Räume") and line.endswith(" 2")
                for line in lines)
+
+
+def test_bullets_are_list_items_and_monospace_is_code(tmp_path: Path):
+    page = [
+        "The options are these:",
+        [("\u2022", "symbol"), (" the first option, short", "plain")],
+        [("\u2022", "symbol"), (" the second option, also short", "plain")],
+        "And the program reads:",
+        [("int main(void) {", "mono")],
+        [("    return 0;", "mono")],
+        [("}", "mono")],
+        "That is all there is to it.",
+    ]
+    doc = ingest(make_styled_pdf(tmp_path / "c.pdf", [page], gap_after=(0, 2, 3, 4, 5, 6)))
+    unit = doc.units[0]
+    _check_blocks(unit)
+    shown = [md for _s, _e, md in unit.blocks]
+    assert "- the first option, short\n- the second option, also short" in shown
+    code = next(md for md in shown if md.startswith("```"))
+    assert code.split("\n")[1:-1] == ["int main(void) {", "    return 0;", "}"]
+    assert shown[-1] == "That is all there is to it."

@@ -414,7 +414,8 @@ def _with_blocks(
             out.append(unit)
             continue
         blocks = page_blocks(unit.text, layout.spans, layout.emphasis, unit.furniture,
-                             headings.get(unit.index), contents=unit.role == "contents")
+                             headings.get(unit.index), contents=unit.role == "contents",
+                             kinds=layout.levels)
         out.append(dataclasses.replace(unit, blocks=blocks) if blocks else unit)
     return out
 

@@ -39,6 +39,10 @@ __all__ = [
 Emphasis = tuple[int, int, bool, bool]
 """``(start, end, bold, italic)``: an emphasised span, relative to its block's raw text."""
 
+CODE = -1
+"""The kind :func:`heading_levels` gives a block set wholly in monospace."""
+_MONOSPACE = re.compile(r"(?:\s*<tt>[^<]*</tt>\s*)+")
+_BULLET_CHARS = frozenset("•◦▪▫‣⁃●○■□")
 _ELEMENT = re.compile(r"<(p|h[1-6])>(.*?)</\1>", re.DOTALL)
 _TAG = re.compile(r"</?[a-z0-9]+[^>]*>")
 _RUN = re.compile(r"<(b|i)>(<(?:b|i)>)?([^<]+)(?:</(?:b|i)>)?</\1>")
@@ -50,13 +54,22 @@ _LINE_SYNTAX = re.compile(r"^(\s*)([#>+=|-]|\d+(?=[.)]\s))")
 
 
 def heading_levels(xhtml: str) -> list[int]:
-    """Each text block's heading level in MuPDF's XHTML (``<h2>`` → 2; ``<p>`` → 0).
+    """Each text block's kind in MuPDF's XHTML: its heading level (``<h2>`` → 2), 0 for a
+    paragraph, :data:`CODE` for a paragraph set wholly in monospace (``<tt>``).
 
-    MuPDF assigns them to one-line blocks by absolute type size (12 pt and up is ``<h3>``), so
-    they name a heading only where the type also stands out from the book's own (see
-    :func:`font_headings`).
+    MuPDF assigns heading levels to one-line blocks by absolute type size (12 pt and up is
+    ``<h3>``), so they name a heading only where the type also stands out from the book's own
+    (see :func:`font_headings`).
     """
-    return [int(m.group(1)[1]) if m.group(1) != "p" else 0 for m in _ELEMENT.finditer(xhtml)]
+    kinds = []
+    for match in _ELEMENT.finditer(xhtml):
+        if match.group(1) != "p":
+            kinds.append(int(match.group(1)[1]))
+        elif "<tt>" in match.group(2) and _MONOSPACE.fullmatch(match.group(2)):
+            kinds.append(CODE)
+        else:
+            kinds.append(0)
+    return kinds
 
 
 def font_headings(
@@ -89,7 +102,7 @@ def font_headings(
                 line_heights.append(height / (breaks + 1))
                 continue
             single += 1
-            if not level:
+            if level <= 0:
                 continue
             tagged += 1
             line = text[s:e].strip()
@@ -187,7 +200,7 @@ def _render(raw: str, emphasis: Sequence[Emphasis], lines_mode: bool,
     if not emphasis:
         # The common case: escape once, no offsets to keep.
         plain = _escape(raw).split("\n")
-        if len(plain) == 1:
+        if len(plain) == 1 and raw.lstrip()[:1] not in _BULLET_CHARS:
             return _guard_line(plain[0]).strip()
         return _join(raw.split("\n"), plain, [False] * len(plain), lines_mode, paragraph_width)
     lines = raw.split("\n")
@@ -216,6 +229,12 @@ def _join(lines: list[str], styled: list[str], inside: list[bool], lines_mode: b
     out: list[str] = []
     for k, line in enumerate(lines):
         text = styled[k]
+        item = line.lstrip()[:1] in _BULLET_CHARS
+        if item:
+            # A bulleted line is a list item of its own: "• Foo" → "- Foo".
+            text = "- " + text.lstrip()[1:].lstrip()
+            out.append(("\n" if k else "") + text)
+            continue
         if k == 0:
             out.append(_guard_line(text))
             continue
@@ -262,6 +281,7 @@ def page_blocks(
     headings: dict[int, int] | None = None,
     *,
     contents: bool = False,
+    kinds: Sequence[int] | None = None,
 ) -> tuple[Block, ...]:
     """A page's Markdown blocks in reading order.
 
@@ -274,6 +294,8 @@ def page_blocks(
         contents: the page is a printed contents page: each entry (its number, title and
             page, however MuPDF split them into lines) becomes one line, dot leaders
             shortened to an ellipsis.
+        kinds: per piece, :func:`heading_levels`' kind; consecutive :data:`CODE` pieces
+            become one fenced code block, their lines as they are.
     """
     hidden = [(s, e) for s, e, kind in furniture if kind in _HIDDEN]
     numbered = [(s, e) for s, e, kind in furniture if kind == "line_number"]
@@ -282,11 +304,24 @@ def page_blocks(
               if text.count("\n", s, e) >= 2]
     width = int(statistics.median(widths)) if widths else 80
     blocks: list[Block] = []
+    code: list[tuple[int, int]] = []
+
+    def flush_code() -> None:
+        if code:
+            body = text[code[0][0] : code[-1][1]]
+            fence = "~~~" if "```" in body else "```"
+            blocks.append((code[0][0], code[-1][1], f"{fence}\n{body}\n{fence}"))
+            code.clear()
+
     for number, (start, end) in enumerate(pieces):
         kept = _kept_lines(text, start, end, hidden)
         if kept is None:
             continue  # all furniture
         start, end = kept
+        if kinds is not None and number < len(kinds) and kinds[number] == CODE and not contents:
+            code.append((start, end))
+            continue
+        flush_code()
         raw = text[start:end]
         marks = [] if emphasis is None or number >= len(emphasis) else list(emphasis[number])
         shift = start - pieces[number][0]
@@ -309,6 +344,7 @@ def page_blocks(
         markdown = _render(raw, marks, verse, width)
         if markdown:
             blocks.append((start, end, markdown))
+    flush_code()
     return tuple(blocks)
 
 

@@ -17,7 +17,9 @@ fallback) and every query searched with the defaults (top 10).
     python bench/book_relevance.py [--samples ../shared/fixtures] [--baseline-tree DIR] [-v]
 
 With ``--baseline-tree`` (a git worktree of the code before a change), the same set is also
-run on that tree's code in a child process and both are printed, before and after.
+run on that tree's code in a child process and both are printed, before and after (the
+baseline always with its defaults). ``--include-contents`` searches with contents pages
+included, to check that they do not win even then.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def _relevant(rec: dict, query: dict) -> bool:
     return _fold(query["text"]) in _fold(rec["text"])
 
 
-def run(samples: Path, verbose: bool) -> dict:
+def run(samples: Path, verbose: bool, include_contents: bool = False) -> dict:
     """Figures per engine, per class and per query: ``{"engines": {...}, "queries": [...]}``."""
     sys.path.insert(0, str(ROOT))
     from readingroom.book.search.index import BookIndex
@@ -125,7 +127,8 @@ def run(samples: Path, verbose: bool) -> dict:
             for engine in ENGINES:
                 with BookIndex.open(package / "index.sqlite", engine=engine) as index:
                     for query in book["queries"]:
-                        hits = index.search(query["q"], top_k=10).hits
+                        extra = {"include_contents": True} if include_contents else {}
+                        hits = index.search(query["q"], top_k=10, **extra).hits
                         rank = next((i for i, h in enumerate(hits, start=1)
                                      if _relevant(records[h.record_id], query)), 0)
                         first = hits[0].heading_path[-1:] if hits else []
@@ -170,6 +173,8 @@ def main() -> int:
     parser.add_argument("--baseline-tree", help="a worktree of the code to compare against")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON only")
     parser.add_argument("-v", "--verbose", action="store_true", help="every query's rank")
+    parser.add_argument("--include-contents", action="store_true",
+                        help="search with contents pages included (code that has the switch)")
     args = parser.parse_args()
     if args.baseline_tree:
         tree = Path(args.baseline_tree).resolve()
@@ -181,7 +186,7 @@ def main() -> int:
         if args.verbose:
             print(f"before ({tree}):\n{done.stderr}", file=sys.stderr)
         _print("before", json.loads(done.stdout))
-    result = run(Path(args.samples), args.verbose)
+    result = run(Path(args.samples), args.verbose, args.include_contents)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:

@@ -167,3 +167,18 @@ def test_pandoc_style_notes(tmp_path):
     label = re.search(r"\[\^([^\]]+)\]", blocks[0]).group(1)
     assert blocks[0] == f"Text[^{label}] goes on."
     assert f"[^{label}]: The note." in blocks[1] and "↩" not in blocks[1]
+
+
+def test_gutenberg_style_notes_and_dangling_refs(tmp_path):
+    body = (
+        '<p>Words<a id="FNanchor_1" href="#Footnote_1" class="fnanchor">[1]</a> here and'
+        '<sup><a href="#missing">2</a></sup> there.</p>'
+        '<div class="footnote"><p><a id="Footnote_1" href="#FNanchor_1">[1]</a> The note.</p>'
+        "</div>"
+    )
+    unit = ingest(make_book(tmp_path / "b.epub", [("c", body)])).units[0]
+    assert _kinds(unit, "note_ref") == ["[1]", "2"]
+    blocks = [md for _s, _e, md in unit.blocks]
+    label = re.search(r"\[\^([^\]]+)\]", blocks[0]).group(1)
+    # a reference to a note nowhere in the book is raised, not a broken footnote
+    assert blocks == [f"Words[^{label}] here and² there.", f"[^{label}]: The note."]

@@ -24,6 +24,7 @@ from .document import (
     _TooDeep,
     _UnsafeDoctype,
 )
+from .markdown import _note_ref
 from .navigation import CfiPoint, cfi_points, contents, page_list, page_targets
 from .package import _Images, _Package, check_encryption, read_package
 from .text import _HEADINGS, _VERTICAL, _Built, _css_vertical, _text_of, _TextBuilder
@@ -76,6 +77,7 @@ class _Reader:
         self._cfi_placed = 0
         self._later_notes: dict[str, dict[str, str]] = {}
         self._read_paths: set[str] = set()
+        self._notes: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 
     def warn(self, message: str) -> None:
         if message not in self.warnings and len(self.warnings) < 200:
@@ -175,6 +177,7 @@ class _Reader:
                 f"{non_linear} spine items are marked non-linear (notes, answers); they are "
                 "kept in spine order."
             )
+        units = _without_dangling_notes(units, self._notes)
         toc = contents(self, package, units, chapters, manifest_paths, headings)
         units = _with_page_list(
             units, page_list(self, pages, units, chapters, self._cfi_placed)
@@ -225,6 +228,8 @@ class _Reader:
             self.warn(f"Chapter {item.path} is not well-formed XHTML; read as HTML.")
         chapter = self.chapter(parsed.root, item.path, manifest_paths, index)
         built = chapter.built
+        if built.notes_referenced or built.notes_defined:
+            self._notes[index] = (built.notes_referenced, built.notes_defined)
         contents_page = (
             "nav" in item.properties
             or item.media_type == "application/x-dtbncx+xml"
@@ -361,3 +366,26 @@ def _cfi_watch(
         if element is not None:
             watch.setdefault(element, []).append((chunk, offset if chunk >= 0 else 0, label))
     return watch
+
+
+def _without_dangling_notes(
+    units: list[SourceUnit], notes: dict[int, tuple[frozenset[str], frozenset[str]]]
+) -> list[SourceUnit]:
+    """References to notes no chapter defines are shown raised, not as broken footnotes."""
+    defined = frozenset().union(*(d for _r, d in notes.values())) if notes else frozenset()
+    out = units
+    for index, (referenced, _defined) in notes.items():
+        dangling = referenced - defined
+        if not dangling:
+            continue
+        unit = out[index]
+        blocks = []
+        for start, end, markdown in unit.blocks:
+            for label in dangling:
+                markdown = markdown.replace(f"[^{label}]", _note_ref(label, False))
+            blocks.append((start, end, markdown))
+        if out is units:
+            out = list(units)
+        out[index] = replace(unit, blocks=tuple(blocks),
+                             markdown="\n\n".join(md for _s, _e, md in blocks))
+    return out

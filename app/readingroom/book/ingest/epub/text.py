@@ -109,8 +109,10 @@ _PAGE_CLASSES = frozenset({"pageno", "pagenum", "page-number", "pagenumber"})
 _LINE_CLASSES = frozenset(
     {"linenum", "linenumber", "line-number", "line-num", "lineno", "line-no", "lnum", "linenr"}
 )
-# class names of note markers: EPUB habit, pandoc ("footnote-ref"), docutils/Sphinx
-_NOTE_REF_CLASSES = frozenset({"noteref", "footnote-ref", "footnote-reference", "fnref"})
+# class names of note markers: EPUB habit, pandoc, docutils/Sphinx, Project Gutenberg
+_NOTE_REF_CLASSES = frozenset(
+    {"noteref", "footnote-ref", "footnote-reference", "fnref", "fnanchor"}
+)
 _BACKLINK = "backlink"
 _NOTE_REF_CHARS = re.compile(r"[\s\[\]()]+")
 _PAGE_LABEL = re.compile(
@@ -200,6 +202,9 @@ class _TextBuilder:
         self.note_labels: dict[str, str] = {}
         """Fragment id → footnote label of the notes this chapter's references point at."""
         self.note_target = note_target
+        self.notes_defined: set[str] = set()
+        self.notes_referenced: set[str] = set()
+        self.leaf_note: str | None = None
         self.later_notes: dict[str, dict[str, str]] = {} if later_notes is None else later_notes
         """Container path → {fragment: label}: notes in chapters after this one."""
         # contents detection: characters inside links to other chapters
@@ -254,6 +259,16 @@ class _TextBuilder:
         note = self.note_label_of(element, name) if group in (None, "item") else None
         if note is not None:
             group = "note"  # an endnote list item is a note, not an item
+        elif self.note_labels and name not in _BLOCKS and furniture is None:
+            # a note whose target is inline (<p><a id="fn1" href="#ref1">[1]</a> Text</p>):
+            # its block is the note, and its back link leaves the Markdown
+            inline_note = self.note_labels.get(attrib.get("id") or "")
+            if inline_note is not None and inline_note not in self.notes_defined:
+                self.leaf_note = inline_note
+                self.notes_defined.add(inline_note)
+                if name == "a" and not self.furniture_depth:
+                    furniture = _BACKLINK
+                    self.open_furniture(element, furniture)
         elif group is None and name in _BLOCKS and (marked or "class" in attrib):
             group = "stanza" if _is_verse(element) else None
         block = name in _BLOCKS
@@ -265,6 +280,7 @@ class _TextBuilder:
                 frame = _Frame(group, ordered=name == "ol")
                 if group == "note":
                     frame.label = note
+                    self.notes_defined.add(note)
                 self.frames.append(frame)
             if name in _HEADINGS:
                 self.heading = _HEADINGS[name]
@@ -535,6 +551,9 @@ class _TextBuilder:
                 self.md_open = []
             text = "".join(self.leaf)
             markdown = _code(text) if self.pre_leaf else _leaf(text, self.heading)
+            if self.leaf_note is not None and markdown.strip():
+                markdown = f"[^{self.leaf_note}]: {markdown}"
+                self.leaf_note = None
             if markdown.strip() and self.leaf_start is not None:
                 self.frames[-1].pieces.append((self.leaf_start, self.leaf_end, markdown))
         self.leaf = []
@@ -612,17 +631,21 @@ class _TextBuilder:
         if href.startswith("#") and len(href) > 1:
             fragment = href[1:]
             if fragment in self.note_labels:
-                return _note_ref(self.note_labels[fragment], True)
+                return self.linked_ref(self.note_labels[fragment])
             if fragment not in self.anchors:
                 self.note_labels[fragment] = label
-                return _note_ref(label, True)
+                return self.linked_ref(label)
         elif href and self.note_target is not None:
             # a note in a chapter not read yet (a notes file): it is labelled when read
             target = self.note_target(href)
             if target is not None:
                 labels = self.later_notes.setdefault(target[0], {})
-                return _note_ref(labels.setdefault(target[1], label), True)
+                return self.linked_ref(labels.setdefault(target[1], label))
         return _note_ref(label, False)
+
+    def linked_ref(self, label: str) -> str:
+        self.notes_referenced.add(label)
+        return _note_ref(label, True)
 
     def note_label_of(self, element: Any, name: str) -> str | None:
         if not self.note_labels or name not in _BLOCKS:
@@ -649,7 +672,8 @@ class _TextBuilder:
         )
         furniture = tuple((s, min(e, end), k) for s, e, k in self.furniture if s < end)
         marks = tuple((min(o, end), label) for o, label in self.page_marks)
-        return _Built(text, anchors, blocks, furniture, marks, self.contents_like())
+        return _Built(text, anchors, blocks, furniture, marks, self.contents_like(),
+                      frozenset(self.notes_referenced), frozenset(self.notes_defined))
 
     def contents_like(self) -> bool:
         """Mostly a toc/landmarks/page-list element, or mostly links to other chapters."""
@@ -683,3 +707,7 @@ class _Built:
     page_marks: tuple[tuple[int, str], ...]
     contents: bool
     """The chapter reads as a contents page (see :meth:`_TextBuilder.contents_like`)."""
+    notes_referenced: frozenset[str]
+    """Footnote labels the blocks refer to (``[^label]``)."""
+    notes_defined: frozenset[str]
+    """Footnote labels the blocks define (``[^label]: …``)."""

@@ -116,6 +116,17 @@ def test_ties_rank_in_reading_order(tmp_path: Path, engine: str):
         assert len({h.score for h in result.hits}) == 1
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_near_zero_scores_rank_in_reading_order_beyond_the_pool(tmp_path: Path, engine: str):
+    # A word in every record has an IDF of almost zero: BM25 still differs by length, in
+    # the sixth decimal, but the rounded scores tie, so reading order decides.
+    records = [rec(i, f"H{i}", "common " + "filler " * ((i * 7) % 40)) for i in range(60)]
+    with _index(tmp_path, records, engine) as index:
+        result = index.search("common")
+        assert [h.record_id for h in result.hits] == [f"r{i:03d}" for i in range(10)]
+        assert {h.score for h in result.hits} == {0.0}
+
+
 def test_both_engines_rank_alike(tmp_path: Path):
     records = contents_book()
     for query in ["The Garden Gate", "miller counted", "winter journey letters", "match box"]:

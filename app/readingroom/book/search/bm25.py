@@ -128,14 +128,16 @@ class Bm25Ranker:
         return out
 
     def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
-            k: int, hide: frozenset[int] = frozenset()) -> tuple[Ranked, int, int]:
-        """The best ``k`` records outside ``hide``, how many match outside it and inside it."""
+            k: int, hide: frozenset[int] = frozenset(), digits: int | None = None
+            ) -> tuple[Ranked, int, int]:
+        """The best ``k`` records outside ``hide``, how many match outside it and inside it
+        (``digits``: see :meth:`.ranker.Ranker.top`)."""
         scores = self.scores(conn, terms, strict)
         hidden = 0
         if hide:
             kept = {rowid: s for rowid, s in scores.items() if rowid not in hide}
             hidden, scores = len(scores) - len(kept), kept
-        return best(scores, k), len(scores), hidden
+        return best(scores, k, digits), len(scores), hidden
 
     def scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
                strict: bool) -> dict[int, float]:

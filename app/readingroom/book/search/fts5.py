@@ -73,13 +73,15 @@ class Fts5Ranker:
                 for rowid, rank in conn.execute(sql, (fts_expression(terms, strict),))}
 
     def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
-            k: int, hide: frozenset[int] = frozenset()) -> tuple[Ranked, int, int]:
-        """The best ``k`` records outside ``hide``, how many match outside it and inside it;
-        FTS5 ranks without a Python pass."""
+            k: int, hide: frozenset[int] = frozenset(), digits: int | None = None
+            ) -> tuple[Ranked, int, int]:
+        """The best ``k`` records outside ``hide``, how many match outside it and inside it
+        (``digits``: see :meth:`.ranker.Ranker.top`); FTS5 ranks without a Python pass."""
         expr = fts_expression(terms, strict)
         limit = k + len(hide)
+        order = "rank" if digits is None else f"round(rank, {int(digits)})"
         ranked = conn.execute(
-            "SELECT rank, rowid FROM fts WHERE fts MATCH ? ORDER BY rank, rowid LIMIT ?",
+            f"SELECT {order}, rowid FROM fts WHERE fts MATCH ? ORDER BY {order}, rowid LIMIT ?",
             (expr, limit)).fetchall()
         if len(ranked) < limit:  # every match is here: no second statement to count them
             total = len(ranked)

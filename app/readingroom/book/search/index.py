@@ -45,7 +45,7 @@ from .bm25 import (
 )
 from .fts5 import ENGINE_FTS5, FTS_RANK, FTS_SCHEMA, Fts5Ranker, fts5_available
 from .fusion import rrf
-from .proximity import POOL, TokenCodes, pool_size, rerank
+from .proximity import POOL, SCORE_DIGITS, TokenCodes, pool_size, rerank
 from .ranker import Ranker, best
 from .results import (
     HINT_BOOST,
@@ -479,12 +479,19 @@ class BookIndex:
                 hits, total, left_out = self._fused(conn, terms, strict, top_k, narrow, boost,
                                                     semantic, hide, _QueryParts(query))
             else:
+                scores = None
                 if narrow is None and not boost:
                     pool, total, left_out = self._engine.top(conn, terms, strict, pool_k, hide)
                 else:
                     scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
                     pool, total = best(scores, pool_k), len(scores)
                 top = self._rerank(conn, pool, terms)[:top_k]
+                if _tie_at_edge(top, pool, total, top_k):
+                    # A record beyond the pool may tie the last hit once scores are rounded:
+                    # choose the pool by rounded score, so ties are in reading order.
+                    pool = (best(scores, pool_k, SCORE_DIGITS) if scores is not None else
+                            self._engine.top(conn, terms, strict, pool_k, hide, SCORE_DIGITS)[0])
+                    top = self._rerank(conn, pool, terms)[:top_k]
                 hits = self._hits(conn, top, terms, _QueryParts(query)) if top else []
         return SearchResult(
             query=query, normalized_query=norm,
@@ -617,7 +624,7 @@ class BookIndex:
                semantic: Sequence[tuple[float, int]], hide: frozenset[int],
                parts: _QueryParts) -> tuple[list[Hit], int, int]:
         scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
-        ranked_lexical = best(scores, len(scores))
+        ranked_lexical = best(scores, len(scores), SCORE_DIGITS)
         head = self._rerank(conn, ranked_lexical[:POOL], terms)
         lexical = head + ranked_lexical[POOL:]
         scores.update((rowid, -neg) for neg, rowid in head)
@@ -648,6 +655,14 @@ class BookIndex:
                         "rrf": f.score},
             ))
         return hits, len(fused), left_out
+
+
+def _tie_at_edge(top: list[tuple[float, int]], pool: list[tuple[float, int]], total: int,
+                 top_k: int) -> bool:
+    """True when records beyond ``pool`` could have the last hit's rounded score."""
+    if len(pool) >= total or not top:
+        return False
+    return top[-1][0] >= round(pool[-1][0], SCORE_DIGITS) and len(top) == top_k
 
 
 def _metas(rows: list[tuple]) -> list[_Meta]:

@@ -37,13 +37,18 @@ class Ranker(Protocol):
         ...
 
     def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
-            k: int, hide: frozenset[int] = frozenset()) -> tuple[Ranked, int, int]:
+            k: int, hide: frozenset[int] = frozenset(), digits: int | None = None
+            ) -> tuple[Ranked, int, int]:
         """The best ``k`` records not in ``hide``, how many of those match, and how many
-        records of ``hide`` match."""
+        records of ``hide`` match; with ``digits``, scores equal when rounded to that many
+        decimals are ties (in reading order)."""
         ...
 
 
-def best(scores: dict[int, float], k: int) -> Ranked:
-    """The ``k`` best of ``scores``, best first, ties in reading order."""
-    return heapq.nsmallest(k, zip(map(operator.neg, scores.values()), scores.keys(),
-                                  strict=True))
+def best(scores: dict[int, float], k: int, digits: int | None = None) -> Ranked:
+    """The ``k`` best of ``scores``, best first, ties in reading order; with ``digits``,
+    scores equal when rounded to that many decimals are ties."""
+    negs = map(operator.neg, scores.values())
+    if digits is not None:
+        negs = (round(n, digits) for n in negs)
+    return heapq.nsmallest(k, zip(negs, scores.keys(), strict=True))

@@ -215,3 +215,14 @@ def test_bullets_are_list_items_and_monospace_is_code(tmp_path: Path):
     code = next(md for md in shown if md.startswith("```"))
     assert code.split("\n")[1:-1] == ["int main(void) {", "    return 0;", "}"]
     assert shown[-1] == "That is all there is to it."
+
+
+def test_an_outline_entry_inside_a_block_starts_a_block_of_its_own():
+    text = "end of the last section.\n2.2 Naming\nConsider this definition\nand more\nof it."
+    at = text.index("2.2 Naming")
+    blocks = page_blocks(text, [(0, len(text))], [[]], headings={at: 2})
+    assert [(text[s:e], md) for s, e, md in blocks] == [
+        ("end of the last section.", "end of the last section."),
+        ("2.2 Naming", "## 2.2 Naming"),
+        ("Consider this definition\nand more\nof it.", "Consider this definition and more of it."),
+    ]

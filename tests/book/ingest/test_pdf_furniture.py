@@ -466,3 +466,11 @@ def test_page_labels_written_as_hex_strings_are_decoded(tmp_path):
               for i in range(3)]
     doc = ingest(make_pdf(tmp_path / "h.pdf", ["one", "two", "three"], labels=labels))
     assert [u.label for u in doc.units] == ["1", "2", "3"]
+
+
+def test_a_label_word_before_a_lettered_title_belongs_to_the_heading(tmp_path):
+    pages = [[*BODY[0][:2], "Appendix A Copying Information", *BODY[0][2:]]]
+    doc = ingest(make_furniture_pdf(tmp_path / "a.pdf", pages, heads=None, folio="none",
+                                    outline=[(1, "A Copying Information", 1)]))
+    entry = doc.toc[0]
+    assert doc.units[0].text[entry.char_offset:].startswith("Appendix A Copying Information")

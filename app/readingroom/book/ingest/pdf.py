@@ -621,7 +621,9 @@ _SECTION_PREFIX = re.compile(
     r"(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[A-Z](?:\.\d+)+\.?|[A-Z]\.)"
     r"|§\s*\d+(?:\.\d+)*"
     r"|第[\d０-９一二三四五六七八九十百千]+[章節部編回話条]"
-    r"|(?:chapter|part|kapitel|teil|chapitre|book)\s+[a-z]+)"
+    r"|(?:chapter|part|kapitel|teil|chapitre|book)\s+[a-z]+"
+    # A label alone: "Appendix" before "A Copying Information".
+    r"|(?:chapter|part|section|appendix|book|kapitel|teil|anhang|chapitre|partie|annexe))"
     r"\s*[:.\u2013\u2014-]?\s*",
     re.IGNORECASE,
 )

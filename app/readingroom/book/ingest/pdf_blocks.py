@@ -24,6 +24,7 @@ import html
 import re
 import statistics
 from collections.abc import Sequence
+from itertools import pairwise
 
 from ..model import Block, FurnitureSpan
 
@@ -303,6 +304,7 @@ def page_blocks(
     widths = [max(len(line) for line in text[s:e].split("\n")) for s, e in pieces
               if text.count("\n", s, e) >= 2]
     width = int(statistics.median(widths)) if widths else 80
+    pieces, emphasis, kinds = _split_at_headings(text, pieces, emphasis, kinds, headings)
     blocks: list[Block] = []
     code: list[tuple[int, int]] = []
 
@@ -403,3 +405,47 @@ def _contents_entries(raw: str) -> str:
     if current:
         entries.append(_guard_line(_escape(" ".join(current))))
     return "  \n".join(entries)
+
+
+def _split_at_headings(
+    text: str,
+    pieces: Sequence[tuple[int, int]],
+    emphasis: Sequence[Sequence[Emphasis]] | None,
+    kinds: Sequence[int] | None,
+    headings: dict[int, int],
+) -> tuple[list[tuple[int, int]], list[list[Emphasis]] | None, list[int] | None]:
+    """Pieces cut where an outline entry starts inside one (a section never starts mid-block),
+    and after the entry's line when a paragraph follows it in the same block."""
+    cuts_at: set[int] = set()
+    for at in headings:
+        for s, e in pieces:
+            if s <= at < e:
+                if at > s:
+                    cuts_at.add(at)
+                if text.count("\n", at, e) >= 3:
+                    line_end = text.find("\n", at, e)
+                    cuts_at.update((line_end, line_end + 1))
+                break
+    if not cuts_at:
+        return list(pieces), None if emphasis is None else [list(x) for x in emphasis], (
+            None if kinds is None else list(kinds))
+    out: list[tuple[int, int]] = []
+    out_emphasis: list[list[Emphasis]] = []
+    out_kinds: list[int] = []
+    for number, (start, end) in enumerate(pieces):
+        marks = list(emphasis[number]) if emphasis is not None and number < len(emphasis) else []
+        kind = kinds[number] if kinds is not None and number < len(kinds) else 0
+        inner = sorted(c for c in cuts_at if start < c < end)
+        bounds = [start, *inner, end]
+        # A cut pair (line end, line end + 1) leaves the newline between two pieces.
+        for a, b in pairwise(bounds):
+            while b > a and text[b - 1] == "\n":
+                b -= 1  # the newline before a cut belongs to the gap
+            if b == a:
+                continue
+            out.append((a, b))
+            out_emphasis.append([(s - (a - start), e - (a - start), bo, it)
+                                 for s, e, bo, it in marks
+                                 if s >= a - start and e <= b - start])
+            out_kinds.append(kind)
+    return out, out_emphasis, out_kinds

@@ -127,6 +127,11 @@ class Bm25Ranker:
                 out[rowid] = count
         return out
 
+    def first(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
+              k: int, hide: frozenset[int] = frozenset()) -> list[int]:
+        """The first ``k`` matching rowids outside ``hide``, in reading order."""
+        return sorted(r for r in self.scores(conn, terms, strict) if r not in hide)[:k]
+
     def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
             k: int, hide: frozenset[int] = frozenset(), digits: int | None = None
             ) -> tuple[Ranked, int, int]:

@@ -72,6 +72,13 @@ class Fts5Ranker:
         return {rowid: -rank
                 for rowid, rank in conn.execute(sql, (fts_expression(terms, strict),))}
 
+    def first(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
+              k: int, hide: frozenset[int] = frozenset()) -> list[int]:
+        """The first ``k`` matching rowids outside ``hide``, in reading order (no ranking)."""
+        rows = conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid LIMIT ?",
+                            (fts_expression(terms, strict), k + len(hide))).fetchall()
+        return [r for (r,) in rows if r not in hide][:k]
+
     def top(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
             k: int, hide: frozenset[int] = frozenset(), digits: int | None = None
             ) -> tuple[Ranked, int, int]:

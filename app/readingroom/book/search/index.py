@@ -489,8 +489,7 @@ class BookIndex:
                 if _tie_at_edge(top, pool, total, top_k):
                     # A record beyond the pool may tie the last hit once scores are rounded:
                     # choose the pool by rounded score, so ties are in reading order.
-                    pool = (best(scores, pool_k, SCORE_DIGITS) if scores is not None else
-                            self._engine.top(conn, terms, strict, pool_k, hide, SCORE_DIGITS)[0])
+                    pool = self._rounded_pool(conn, terms, strict, pool, pool_k, hide, scores)
                     top = self._rerank(conn, pool, terms)[:top_k]
                 hits = self._hits(conn, top, terms, _QueryParts(query)) if top else []
         return SearchResult(
@@ -500,6 +499,23 @@ class BookIndex:
             modes=SearchModes(lexical_engine=self._engine.name),
             total_matches=total, contents_left_out=left_out, folds=_folds(query), hits=hits,
         )
+
+    def _rounded_pool(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
+                      strict: bool, pool: list[tuple[float, int]], pool_k: int,
+                      hide: frozenset[int], scores: dict[int, float] | None
+                      ) -> list[tuple[float, int]]:
+        if scores is not None:
+            return best(scores, pool_k, SCORE_DIGITS)
+        if round(pool[-1][0], SCORE_DIGITS) == 0.0:
+            # The usual case (a word in most records: BM25's IDF is almost zero): every
+            # record beyond the pool scores 0 too, so the rest of the pool is simply the
+            # first matching records in reading order; no second ranking pass.
+            keep = [p for p in pool if round(p[0], SCORE_DIGITS) < 0.0]
+            kept = {rowid for _, rowid in keep}
+            rest = [r for r in self._engine.first(conn, terms, strict, pool_k, hide)
+                    if r not in kept]
+            return keep + [(0.0, r) for r in rest[:pool_k - len(keep)]]
+        return self._engine.top(conn, terms, strict, pool_k, hide, SCORE_DIGITS)[0]
 
     def _scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
                 narrow: set[int] | None, boost: set[int], hide: frozenset[int]

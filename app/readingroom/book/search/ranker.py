@@ -45,6 +45,12 @@ class Ranker(Protocol):
         ...
 
 
+    def first(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
+              k: int, hide: frozenset[int] = frozenset()) -> list[int]:
+        """The first ``k`` matching rowids outside ``hide``, in reading order."""
+        ...
+
+
 def best(scores: dict[int, float], k: int, digits: int | None = None) -> Ranked:
     """The ``k`` best of ``scores``, best first, ties in reading order; with ``digits``,
     scores equal when rounded to that many decimals are ties."""

@@ -337,7 +337,7 @@ class BookService:
                        unit_start=r.unit_start, unit_end=r.unit_end,
                        page_label_start=labels[r.unit_start] if doc.format == "pdf" else None,
                        page_label_end=labels[r.unit_end] if doc.format == "pdf" else None,
-                       chars=len(r.text))
+                       chars=len(r.text), role=r.role)
             for r in records
         ]
         book = SkillBook(

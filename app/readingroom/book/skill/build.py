@@ -67,6 +67,8 @@ class SkillEntry:
     """PDF: printed page label of ``unit_start`` (None when the PDF has no labels)."""
     page_label_end: str | None = None
     chars: int = 0
+    role: str = "body"
+    """``contents`` for a contents/navigation record (never chosen as an example)."""
 
 
 @dataclass(frozen=True)
@@ -473,11 +475,18 @@ def _call(tool: str, **arguments: object) -> str:
 
 
 def _example_record(book: SkillBook) -> SkillEntry | None:
-    """A record to show in examples: the first subsection, else the first headed record."""
+    """A record to show in examples: the first subsection, else the first headed record.
+
+    Contents pages and empty records (pages without a text layer) are never the example: a
+    reader shown how to read "Contents" learns nothing about reading the book.
+    """
+    readable = [rec for rec in book.records if rec.role != "contents" and rec.chars > 0]
     for wanted in (2, 1):
-        for rec in book.records:
+        for rec in readable:
             if len(rec.heading_path) >= wanted:
                 return rec
+    if readable:
+        return readable[0]
     return book.records[0] if book.records else None
 
 

@@ -389,3 +389,13 @@ def test_a_title_repeated_after_a_chapter_label_heading_is_left_out():
     md = build_book_text(SourceDocument("epub", (unit,), toc=(TocEntry("The Short Sail", 1, 0),),
                                         title="Sailing")).markdown
     assert md.count("The Short Sail") == 1 and "Chapter One" in md
+
+
+def test_a_printed_section_number_stays_with_its_heading_once():
+    text = "2.2 Naming\nNames are given here."
+    unit = SourceUnit("pdf_page", 0, text, blocks=((0, 10, "## 2.2 Naming"),
+                                                   (11, len(text), "Names are given here.")))
+    md = build_book_text(SourceDocument("pdf", (unit,), toc=(TocEntry("Naming", 1, 0),),
+                                        title="Book")).markdown
+    headings = [line for line in md.splitlines() if line.startswith("#")]
+    assert headings == ["# Book", "## 2.2 Naming"]

@@ -595,10 +595,11 @@ def build_book_text(doc: SourceDocument) -> BookText:
     records: list[Record] = []
     for s_no, sec in enumerate(sections, start=1):
         depth = min(sec.level + (1 if doc.title else 0), 6) if sec.title is not None else 0
-        if sec.title is not None:
-            lines += [f"{'#' * depth} {_md_escape_heading(sec.title)}", ""]
         sec_pieces = _section_pieces(pieces, units, sec)
         nest = _Nesting(sec_pieces, sec.title, depth or (1 if doc.title else 0))
+        if sec.title is not None:
+            lines += [f"{'#' * depth} {_md_escape_heading(nest.numbered_title or sec.title)}",
+                      ""]
         parts = _parts(units, sec_pieces) or [[_Piece(sec.start[0], sec.start[1],
                                                      sec.start[1], "gap")]]
         for p_no, part in enumerate(parts, start=1):
@@ -660,6 +661,9 @@ class _Nesting:
     def __init__(self, pieces: list[_Piece], title: str | None, depth: int) -> None:
         self.depth = depth
         self.drop: tuple[int, int, int] | None = None
+        self.numbered_title: str | None = None
+        """The printed heading, when it repeats the title with a section number the contents
+        entry lacks ("2.2 Naming" for "Naming"): the number stays with its heading."""
         levels = []
         for p in pieces:
             if p.kind == "md":
@@ -685,6 +689,9 @@ class _Nesting:
                 if m and _heading_key(m.group(2)) == key:
                     # (A label heading such as "Chapter One" may come before the title.)
                     self.drop = (p.unit, p.start, p.end)
+                    printed = " ".join(m.group(2).split())
+                    if _SECTION_NUMBER.match(printed) and not _SECTION_NUMBER.match(title):
+                        self.numbered_title = printed
                     base = len(m.group(1))
                     break
         self.base = base
@@ -1072,7 +1079,13 @@ def _breakable(rest: str, k: int) -> bool:
 
 
 def _heading_key(text: str) -> str:
-    return _NOT_LETTERS.sub("", _MD_SYNTAX.sub("", text.replace("\\", "")).casefold())
+    # A leading section number ("2.2 Naming") is not part of the title the outline may give
+    # without it ("Naming"): the printed heading still repeats the section's title.
+    text = _SECTION_NUMBER.sub("", text.replace("\\", ""), count=1)
+    return _NOT_LETTERS.sub("", _MD_SYNTAX.sub("", text).casefold())
+
+
+_SECTION_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)*\.?\s+")
 
 
 def _md_escape_heading(title: str) -> str:

@@ -161,6 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("query")
     c.add_argument("--top-k", type=int, default=10)
     c.add_argument("--strict", action="store_true", help="every term (and quoted phrase)")
+    c.add_argument("--include-contents", action="store_true",
+                   help="also rank contents pages and navigation (left out by default)")
     c.add_argument("--hint", action="append", metavar="KEY=VALUE")
     _model_options(c, "embed the query with this model (the one the book was initialised "
                    "with) and fuse with lexical results")
@@ -333,7 +335,7 @@ def _run(args: argparse.Namespace) -> Envelope:
             service.warm_up(wait=None)  # one search per process: wait for the model
         return service.search(args.book_id, args.query, top_k=args.top_k, strict=args.strict,
                               hints=_hints(args.hint), semantic=args.semantic,
-                              rerank=args.rerank)
+                              rerank=args.rerank, include_contents=args.include_contents)
     if cmd == "locate":
         return service.locate(args.book_id, record_id=args.record_id, text=args.text,
                               hints=_hints(args.hint))

@@ -146,6 +146,10 @@ class BookSearchInput(_Input):
     rerank: SearchMode | None = Field(
         None, description="Rerank for this call: auto (default: when a rerank endpoint was "
         "chosen and it fits the deadline), on (try whenever time is left), off.")
+    include_contents: bool | None = Field(
+        None, description="Also rank printed contents pages, in-spine tables of contents and "
+        "navigation documents (left out by default: they list chapter titles, so they would "
+        "outrank the chapters; the answer's contents_left_out says how many were left out).")
 
     def mode_options(self) -> dict[str, Any]:
         """The fields beyond book_id/query/top_k/strict/hints, for the Core's search."""
@@ -518,8 +522,12 @@ class BookTools:
                  "says which modes answered (semantic: off, unavailable, warming or ok; "
                  "rerank: off, unavailable, skipped or ok) and each hit's matched_by says what "
                  "found it. Read a hit with book_read_entry; cite it with "
-                 "book_locate_source. A zero result says the terms do not occur in the text "
-                 "layer, not that the topic is absent." + trust, BookSearchInput, self.search),
+                 "book_locate_source. Adjacent query words rank above scattered ones and a "
+                 "chapter title finds its chapter; contents pages and navigation are left out "
+                 "(data.contents_left_out; include_contents to rank them). Typographic "
+                 "punctuation, kyūjitai and Arabic/Hebrew marks fold (data.folds). A zero result "
+                 "says the terms do not occur in the text layer, not that the topic is absent."
+                 + trust, BookSearchInput, self.search),
             spec("book_read_entry", "Read a record and its neighbours",
                  "The text of one record (from book_search or the Skill contents) and up to 5 "
                  "records either side, within max_chars. The requested record comes first "

@@ -423,10 +423,11 @@ class BookService:
 
     def _run_search(self, loaded: _Loaded, query: str, top_k: int, strict: bool,
                     hints: dict[str, str], semantic: str, rerank: str,
-                    deadline: float | None) -> Any:
+                    deadline: float | None, include_contents: bool) -> Any:
         if self.semantic is None and self.reranker is None and semantic != "on" and (
                 rerank != "on"):
-            return loaded.index.search(query, top_k=top_k, strict=strict, hints=hints)
+            return loaded.index.search(query, top_k=top_k, strict=strict, hints=hints,
+                                       include_contents=include_contents)
         from .search.semantic import hybrid_search, record_text
 
         if self.semantic is not None:
@@ -435,15 +436,18 @@ class BookService:
             loaded.index, query, top_k=top_k, strict=strict, hints=hints,
             store=loaded.vectors, runtime=self.semantic, reranker=self.reranker,
             semantic=semantic, rerank_mode=rerank, deadline=deadline,  # type: ignore[arg-type]
-            texts=lambda rid: record_text(loaded.by_id[rid]))
+            texts=lambda rid: record_text(loaded.by_id[rid]), include_contents=include_contents)
 
     def search(self, book_id: str, query: str, *, top_k: int = 10, strict: bool = False,
                hints: Mapping[str, str] | None = None, semantic: str = "auto",
-               rerank: str = "auto", deadline: float | None = None) -> Envelope:
+               rerank: str = "auto", deadline: float | None = None,
+               include_contents: bool = False) -> Envelope:
         """Ranked records for a query, with the modes that ran and why others did not.
 
         ``semantic`` and ``rerank`` are ``off | auto | on`` for this call (they run only when
         chosen at launch); ``deadline`` is the ``time.monotonic()`` the answer is due by.
+        Contents pages and navigation documents are left out unless ``include_contents``
+        (``contents_left_out`` counts the records left out).
         """
         for field, value in (("semantic", semantic), ("rerank", rerank)):
             if value not in ("off", "auto", "on"):
@@ -455,7 +459,7 @@ class BookService:
                             remediation="Omit it for 10.")
         loaded = self._load(book_id)
         result = self._run_search(loaded, query, top_k, strict, dict(hints or {}), semantic,
-                                  rerank, deadline)
+                                  rerank, deadline, include_contents)
         data = result.model_dump(mode="json")
         hits = data.pop("hits")
         env = self._env(
@@ -464,7 +468,7 @@ class BookService:
                                              "content_trust": TRUST_NOTE},
             query=QueryInfo(input={"query": query, "top_k": top_k, "strict": strict,
                                    "hints": dict(hints or {}), "semantic": semantic,
-                                   "rerank": rerank}),
+                                   "rerank": rerank, "include_contents": include_contents}),
             result=ResultInfo(total=data.get("total_matches"), returned=len(hits)),
         )
         details = data.get("mode_details") or {}

@@ -10,6 +10,7 @@ import functools
 import math
 import sqlite3
 import sys
+import threading
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 
@@ -101,12 +102,20 @@ class Bm25Ranker:
         self._avgdl = total_tokens / rows if rows else 0.0
         self._lengths = lengths
         self._lookup = lookup
+        # The last scores this thread computed: a search that completes its pool in reading
+        # order (first()) right after top() does not score the book twice.
+        self._last = threading.local()
 
     def _instances(self, conn: sqlite3.Connection, term: QueryTerm) -> dict[int, float]:
+        found = [(_WEIGHTS[col], counts) for col in TERM_COLUMNS[term.column]
+                 if (counts := self._column_instances(conn, col, term))]
+        if not found:
+            return {}
+        if len(found) == 1 and found[0][0] == 1.0:
+            return found[0][1]  # the usual case: only the text has the term
         out: dict[int, float] = {}
-        for col in TERM_COLUMNS[term.column]:
-            weight = _WEIGHTS[col]
-            for rowid, count in self._column_instances(conn, col, term).items():
+        for weight, counts in found:
+            for rowid, count in counts.items():
                 out[rowid] = out.get(rowid, 0.0) + weight * count
         return out
 
@@ -147,6 +156,16 @@ class Bm25Ranker:
     def scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
                strict: bool) -> dict[int, float]:
         """Score of every matching record."""
+        key = (tuple((t.column, t.tokens) for t in terms), strict, id(conn))
+        last = getattr(self._last, "value", None)
+        if last is not None and last[0] == key:
+            return dict(last[1])
+        scores = self._scores(conn, terms, strict)
+        self._last.value = (key, scores)
+        return dict(scores)
+
+    def _scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
+                strict: bool) -> dict[int, float]:
         freqs = [self._instances(conn, term) for term in terms]
         keys = (set.intersection(*map(set, freqs)) if strict
                 else set().union(*freqs))
@@ -159,7 +178,7 @@ class Bm25Ranker:
             norm_len = _K1 * (1 - _B + _B * self._lengths[rowid] / self._avgdl)
             score = 0.0
             for idf, f in zip(idfs, freqs, strict=True):
-                tf = f.get(rowid, 0.0)
+                tf = f.get(rowid, 0)
                 score += idf * ((tf * (_K1 + 1.0)) / (tf + norm_len))
             scores[rowid] = score
         return scores

@@ -277,6 +277,20 @@ def test_open_missing_or_foreign_file(tmp_path: Path):
     assert err.value.code is Code.INTERNAL_ERROR
 
 
+def test_an_index_of_an_older_format_says_so_and_how_to_rebuild(tmp_path: Path):
+    path = tmp_path / "old.sqlite"
+    build_index(RECORDS, path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
+    conn.close()
+    with pytest.raises(CoreError) as err:
+        BookIndex.open(path)
+    assert err.value.code is Code.INTERNAL_ERROR
+    assert "older book-agent" in err.value.message
+    assert err.value.details["index_format"] == "1"
+    assert "--replace" in (err.value.remediation or "")
+
+
 def test_build_replaces_an_existing_file_and_reports_stats(tmp_path: Path):
     path = tmp_path / "i.sqlite"
     path.write_bytes(b"old")

@@ -342,6 +342,16 @@ class BookIndex:
         try:
             with index._connection() as conn:
                 meta = dict(conn.execute("SELECT key, value FROM meta"))
+                if meta.get("format") != _FORMAT and meta.get("format", "").isdigit():
+                    raise CoreError(
+                        Code.INTERNAL_ERROR,
+                        f"The book's search index was built by an older book-agent (index "
+                        f"format {meta['format']}; this one reads format {_FORMAT}).",
+                        details={"path": str(path), "index_format": meta["format"],
+                                 "expected_format": _FORMAT},
+                        remediation="Build the package again from its source file: book-agent "
+                        "init SOURCE --id BOOK_ID --replace (the new version has the new "
+                        "ranking, folding and contents handling).")
                 if meta.get("format") != _FORMAT:
                     raise sqlite3.DatabaseError("format")
                 rows = conn.execute(

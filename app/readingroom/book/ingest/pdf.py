@@ -52,13 +52,14 @@ import os
 import re
 import statistics
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...core.errors import Code, CoreError
-from ..model import FurnitureSpan, SourceDocument, SourceUnit, TocEntry
+from ..model import Block, FurnitureSpan, SourceDocument, SourceUnit, TocEntry
 from ..text import is_cjk, normalise, normalise_with_offsets
 from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
 from .pdf_blocks import (
@@ -70,6 +71,7 @@ from .pdf_blocks import (
 )
 from .pdf_contents import ContentsJudge
 from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
+from .pdf_tables import TableBudget, merge_tables, page_tables
 
 __all__ = ["IMAGE_ONLY_REMEDIATION", "read_pdf"]
 
@@ -85,6 +87,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _CJK_HINT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 # A page needs this many CJK characters before it pays for the dict pass.
 _CJK_MIN = 4
+_TABLE_SHARE = 0.15
+"""Looking for ruled tables may cost this share of the time spent reading the pages (see
+:mod:`.pdf_tables`)."""
 
 
 def _pymupdf() -> Any:
@@ -193,13 +198,22 @@ def _read_document(
     layouts: dict[int, _Layout] = {}
     # Pages that outline entries point into wait for the furniture (see _resolve_entries).
     held: dict[int, PageText] = {}
+    # Ruled tables (see .pdf_tables), searched on grid-like pages within a time budget.
+    tables: dict[int, tuple[Block, ...]] = {}
+    budget = TableBudget(_TABLE_SHARE)
     for index in range(total):
         label: str | None = None
         try:
             page = doc.load_page(index)
             if has_labels:
                 label = _clean_label(page.get_label())
+            read_at = time.perf_counter()
             extracted = _extract_page(page, flags)
+            budget.earn(read_at)
+            if extracted.emphasis is not None:
+                found = page_tables(page, extracted.text, extracted.pieces, budget)
+                if found:
+                    tables[index] = found
             height = float(page.rect.height)
             del page  # stream: never hold Page objects past their turn
         except Exception:  # a damaged page must not sink the book
@@ -281,7 +295,7 @@ def _read_document(
     units = _furnish(units, bands, outline, has_labels)
     furniture = {u.index: u.furniture for u in units if u.furniture}
     resolved = _resolve_entries(outline, pending, held, furniture)
-    units = _with_blocks(units, layouts, resolved.values() if resolved else None)
+    units = _with_blocks(units, layouts, resolved.values() if resolved else None, tables)
     if not has_labels and any(u.label_inferred for u in units):
         warnings.append(
             "The PDF has no page labels; printed page numbers were inferred from the folios."
@@ -392,7 +406,8 @@ class _Layout:
 
 
 def _with_blocks(
-    units: list[SourceUnit], layouts: dict[int, _Layout], toc: Any
+    units: list[SourceUnit], layouts: dict[int, _Layout], toc: Any,
+    tables: dict[int, tuple[Block, ...]] | None = None,
 ) -> list[SourceUnit]:
     """The units with their Markdown blocks (see :mod:`.pdf_blocks`); text unchanged.
 
@@ -416,6 +431,8 @@ def _with_blocks(
         blocks = page_blocks(unit.text, layout.spans, layout.emphasis, unit.furniture,
                              headings.get(unit.index), contents=unit.role == "contents",
                              kinds=layout.levels)
+        if tables and tables.get(unit.index):
+            blocks = merge_tables(blocks, tables[unit.index])
         out.append(dataclasses.replace(unit, blocks=blocks) if blocks else unit)
     return out
 

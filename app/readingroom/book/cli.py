@@ -245,7 +245,7 @@ def _common_options(p: argparse.ArgumentParser, *, default: Any) -> None:
     """--data-dir, --json and --debug, accepted before and after the command."""
     p.add_argument("--data-dir", type=Path, default=default,
                    help=f"data folder (default ${ENV_DATA_DIR} or the suite's data folder)")
-    flag = {"default": default} if default is argparse.SUPPRESS else {}
+    flag: dict[str, Any] = {"default": default} if default is argparse.SUPPRESS else {}
     p.add_argument("--json", action="store_true", help="print the envelope as JSON", **flag)
     p.add_argument("--debug", action="store_true", **flag,
                    help=f"log tracebacks of unexpected failures on stderr (or ${ENV_DEBUG}=1)")

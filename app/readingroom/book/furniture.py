@@ -19,11 +19,11 @@ MASK = "\u200b"
 
 def mask_furniture(text: str, spans: Iterable[FurnitureSpan]) -> str:
     """``text`` with every furniture span blanked by :data:`MASK` (same length)."""
-    spans = sorted((max(0, s), min(len(text), e)) for s, e, _ in spans if e > s)
-    if not spans:
+    ranges = sorted((max(0, s), min(len(text), e)) for s, e, _ in spans if e > s)
+    if not ranges:
         return text
     out, pos = [], 0
-    for start, end in spans:
+    for start, end in ranges:
         start = max(start, pos)
         if end <= start:
             continue

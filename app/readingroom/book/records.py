@@ -433,7 +433,7 @@ def _split_block(text: str, s: int, e: int,
     for _, run in runs:
         run_at.append(acc)
         acc += len(run)
-    cuts = [s]
+    cuts: list[int | None] = [s]
     pos = 0
     for chunk in chunks[1:]:
         key = _NOT_LETTERS.sub("", _MD_SYNTAX.sub("", _CHUNK_MARKER.sub("", chunk).replace(
@@ -1045,6 +1045,7 @@ def _wrap(lines: list[str]) -> list[str]:
 
 def _wrap_line(line: str) -> list[str]:
     m = _LIST_PREFIX.match(line)
+    assert m is not None  # every part of the pattern is optional: it always matches
     quote, marker = m.group(1), m.group(2) or ""
     head = quote + marker
     cont = quote.rstrip() + (" " if quote.strip() else "") + " " * min(len(marker), 4)

@@ -229,9 +229,9 @@ def _read_document(
             reordered.append(index)
         ruby += extracted.ruby
         if has_text:
-            found = band_lines(extracted, height)
-            if found:
-                bands[index] = found
+            band = band_lines(extracted, height)
+            if band:
+                bands[index] = band
         units.append(
             SourceUnit(
                 kind="pdf_page",

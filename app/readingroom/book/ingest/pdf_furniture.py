@@ -141,11 +141,11 @@ def _number(token: str) -> tuple[int, bool, bool] | None:
         return (value, False, False) if value > 0 else None
     if not (token.islower() or token.isupper()):
         return None
-    value = _from_roman(token)
+    roman = _from_roman(token)
     # Front matter runs to tens of pages; "mix" (1009) or "dix" (509) are words.
-    if value is None or value > _MAX_ROMAN:
+    if roman is None or roman > _MAX_ROMAN:
         return None
-    return value, True, token.isupper()
+    return roman, True, token.isupper()
 
 
 def parse_folio(text: str) -> tuple[Folio, bool] | None:
@@ -193,7 +193,7 @@ def band_lines(page: PageText, height: float) -> list[BandLine]:
         if not row or len(row) == len(blocks):
             continue
         rest = [b for b in blocks if b not in row]
-        lines = []
+        lines: list[BandLine] = []
         for number, start, end, y0, y1 in row:
             chunk = page.text[start:end]
             count = chunk.count("\n") + 1

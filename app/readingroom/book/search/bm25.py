@@ -12,7 +12,7 @@ import sqlite3
 import sys
 import threading
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .fts5 import HEAD_WEIGHT, TERM_COLUMNS
 from .ranker import Ranked, best
@@ -106,7 +106,7 @@ class Bm25Ranker:
         # order (first()) right after top() does not score the book twice.
         self._last = threading.local()
 
-    def _instances(self, conn: sqlite3.Connection, term: QueryTerm) -> dict[int, float]:
+    def _instances(self, conn: sqlite3.Connection, term: QueryTerm) -> Mapping[int, float]:
         found = [(_WEIGHTS[col], counts) for col in TERM_COLUMNS[term.column]
                  if (counts := self._column_instances(conn, col, term))]
         if not found:

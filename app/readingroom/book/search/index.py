@@ -168,7 +168,7 @@ def build_index(
     labels = list(unit_labels or ())
     record_rows = []
     doc_rows = []
-    streams: list[tuple[int, list[str], str]] = []
+    streams: list[tuple[int, list[str], str, list[str]]] = []
     body_total = chars_total = head_total = 0
     fold = functools.lru_cache(maxsize=None)(normalise)  # headings repeat across records
     ordered = sorted(records, key=operator.attrgetter("order"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import operator
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from .tokenize import QueryTerm
@@ -54,7 +54,7 @@ class Ranker(Protocol):
 def best(scores: dict[int, float], k: int, digits: int | None = None) -> Ranked:
     """The ``k`` best of ``scores``, best first, ties in reading order; with ``digits``,
     scores equal when rounded to that many decimals are ties."""
-    negs = map(operator.neg, scores.values())
+    negs: Iterable[float] = map(operator.neg, scores.values())
     if digits is not None:
         negs = (round(n, digits) for n in negs)
     return heapq.nsmallest(k, zip(negs, scores.keys(), strict=True))

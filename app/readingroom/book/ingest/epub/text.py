@@ -280,7 +280,8 @@ class _TextBuilder:
                 frame = _Frame(group, ordered=name == "ol")
                 if group == "note":
                     frame.label = note
-                    self.notes_defined.add(note)
+                    if note is not None:
+                        self.notes_defined.add(note)
                 self.frames.append(frame)
             if name in _HEADINGS:
                 self.heading = _HEADINGS[name]

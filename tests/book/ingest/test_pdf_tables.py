@@ -120,3 +120,13 @@ def test_a_spent_budget_searches_no_page(tmp_path):
         assert [b[2] for b in page_tables(page, text, pieces, budget)] == [MARKDOWN]
         assert budget.left < 0.03  # the search was charged
         assert page_tables(page, text, pieces, TableBudget(0.1, first=0.0)) == ()
+
+
+def test_pages_left_unsearched_by_a_spent_budget_are_named_in_a_warning(tmp_path, monkeypatch):
+    import readingroom.book.ingest.pdf as pdf_module
+
+    monkeypatch.setattr(pdf_module, "TableBudget", lambda share: TableBudget(0.0, first=0.0))
+    doc = read_pdf(make_table_pdf(tmp_path / "t.pdf", PAGES))
+    assert not any("|" in md and "---" in md for u in doc.units for _s, _e, md in u.blocks)
+    warning = next(w for w in doc.warnings if w.startswith("Ruled-table search stopped"))
+    assert "not searched" in warning

@@ -71,7 +71,7 @@ from .pdf_blocks import (
 )
 from .pdf_contents import ContentsJudge
 from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
-from .pdf_tables import TableBudget, merge_tables, page_tables
+from .pdf_tables import TableBudget, looks_tabular, merge_tables, page_tables
 
 __all__ = ["IMAGE_ONLY_REMEDIATION", "read_pdf"]
 
@@ -201,6 +201,7 @@ def _read_document(
     # Ruled tables (see .pdf_tables), searched on grid-like pages within a time budget.
     tables: dict[int, tuple[Block, ...]] = {}
     budget = TableBudget(_TABLE_SHARE)
+    tables_unsearched: list[int] = []  # grid-like pages left unsearched: the budget was spent
     for index in range(total):
         label: str | None = None
         try:
@@ -211,6 +212,8 @@ def _read_document(
             extracted = _extract_page(page, flags)
             budget.earn(read_at)
             if extracted.emphasis is not None:
+                if budget.left <= 0 and looks_tabular(extracted.text, extracted.pieces):
+                    tables_unsearched.append(index)
                 found = page_tables(page, extracted.text, extracted.pieces, budget)
                 if found:
                     tables[index] = found
@@ -285,6 +288,13 @@ def _read_document(
     if ruby:
         warnings.append(
             f"{ruby} ruby (furigana) characters beside the text were left out of the raw text."
+        )
+    if tables_unsearched:
+        warnings.append(
+            f"Ruled-table search stopped at its time budget (a share of the reading time); "
+            f"{len(tables_unsearched)} pages laid out like tables were not searched "
+            f"({_page_list(tables_unsearched)}): tables there, if any, read as text in book.md "
+            "(render the page to see them)."
         )
     if reordered:
         warnings.append(

@@ -29,7 +29,7 @@ from ..identifiers import arxiv_abs_url, arxiv_pdf_url, normalize_arxiv, normali
 from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
 from ..text import collapse
 from .base import ProviderInfo, ProviderSettings
-from .common import as_year, build_client, politeness, unreadable
+from .common import FixedPacing, as_year, unreadable
 
 __all__ = [
     "DEFAULT_URL",
@@ -161,21 +161,12 @@ def _record(entry: etree._Element, rank: int) -> LiteratureRecord | None:
     )
 
 
-class ArxivProvider:
+class ArxivProvider(FixedPacing):
     """arXiv as the service uses it (see the module docstring)."""
 
     info = INFO
-
-    def client(
-        self,
-        settings: ProviderSettings,
-        *,
-        transport: object | None = None,
-        clock: object | None = None,
-    ) -> HttpClient:
-        """A serial client: one request at a time, 3 s from one answer to the next start."""
-        return build_client(politeness(MIN_INTERVAL, serial=True), transport=transport,
-                            clock=clock)
+    min_interval = MIN_INTERVAL
+    serial = True
 
     async def search(
         self, http: HttpClient, settings: ProviderSettings, request: SearchRequest

@@ -29,7 +29,7 @@ from ...core.responses import Source
 from ..identifiers import normalize_doi
 from ..models import LiteratureRecord, SearchRequest
 from .base import ProviderInfo, ProviderSettings
-from .common import build_client, keywords, politeness
+from .common import FixedPacing, keywords
 from .europepmc import BIORXIV_PUBLISHERS, parse, search_params
 
 __all__ = [
@@ -91,21 +91,11 @@ def params_for(request: SearchRequest) -> dict[str, str]:
     return search_params(keyword_request, scope=SCOPE)
 
 
-class BiorxivProvider:
+class BiorxivProvider(FixedPacing):
     """bioRxiv/medRxiv keyword search through Europe PMC (see the module docstring)."""
 
     info = INFO
-
-    def client(
-        self,
-        settings: ProviderSettings,
-        *,
-        transport: object | None = None,
-        clock: object | None = None,
-    ) -> HttpClient:
-        """A client with Europe PMC's pacing (its own: the service builds one per provider)."""
-        return build_client(politeness(MIN_INTERVAL, serial=False), transport=transport,
-                            clock=clock)
+    min_interval = MIN_INTERVAL
 
     async def search(
         self, http: HttpClient, settings: ProviderSettings, request: SearchRequest

@@ -28,6 +28,7 @@ __all__ = [
     "RETRY_STATUSES",
     "TIMEOUT",
     "USER_AGENT",
+    "FixedPacing",
     "as_dict",
     "as_list",
     "as_str",
@@ -183,3 +184,28 @@ def as_year(value: Any) -> int | None:
     else:
         return None
     return year if 1000 <= year <= 2999 else None
+
+
+class FixedPacing:
+    """The ``client()`` of a provider whose pacing does not depend on its settings.
+
+    A provider class sets :attr:`min_interval` and :attr:`serial` (and overrides
+    :meth:`headers` when a setting goes into a request header); Crossref and PubMed, whose
+    pacing depends on their settings, write their own ``client()``.
+    """
+
+    min_interval: float
+    """Seconds kept between requests (see :class:`~readingroom.core.http.Politeness`)."""
+    serial: bool = False
+    """One request at a time, the interval counted from the end of the previous exchange."""
+
+    def headers(self, values: Mapping[str, str]) -> Mapping[str, str] | None:
+        """Request headers from the provider's settings (none by default)."""
+        return None
+
+    def client(self, settings: Any, *, transport: object | None = None,
+               clock: object | None = None) -> HttpClient:
+        """The provider's paced client: :func:`politeness` of its fixed floor."""
+        return build_client(politeness(self.min_interval, serial=self.serial),
+                            transport=transport, clock=clock,
+                            headers=self.headers(settings.values))

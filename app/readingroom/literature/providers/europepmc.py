@@ -30,12 +30,11 @@ from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
 from ..text import clean_markup, collapse
 from .base import ProviderInfo, ProviderSettings
 from .common import (
+    FixedPacing,
     as_dict,
     as_list,
     as_str,
     as_year,
-    build_client,
-    politeness,
     unreadable,
 )
 
@@ -214,21 +213,11 @@ def _pdf_url(item: dict[str, Any]) -> str | None:
     return as_str(pdfs[0].get("url")) if pdfs else None
 
 
-class EuropePmcProvider:
+class EuropePmcProvider(FixedPacing):
     """Europe PMC as the service uses it (see the module docstring for the request)."""
 
     info = INFO
-
-    def client(
-        self,
-        settings: ProviderSettings,
-        *,
-        transport: object | None = None,
-        clock: object | None = None,
-    ) -> HttpClient:
-        """A client keeping :data:`MIN_INTERVAL` between request starts."""
-        return build_client(politeness(MIN_INTERVAL, serial=False), transport=transport,
-                            clock=clock)
+    min_interval = MIN_INTERVAL
 
     async def search(
         self, http: HttpClient, settings: ProviderSettings, request: SearchRequest

@@ -33,13 +33,12 @@ from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
 from ..text import clean_markup
 from .base import ProviderInfo, ProviderSettings
 from .common import (
+    FixedPacing,
     as_dict,
     as_list,
     as_str,
     as_year,
-    build_client,
     keywords,
-    politeness,
     setting,
     unreadable,
 )
@@ -211,21 +210,11 @@ def _record(work: dict[str, Any], rank: int) -> LiteratureRecord | None:
     )
 
 
-class OpenAlexProvider:
+class OpenAlexProvider(FixedPacing):
     """OpenAlex as the service uses it (see the module docstring)."""
 
     info = INFO
-
-    def client(
-        self,
-        settings: ProviderSettings,
-        *,
-        transport: object | None = None,
-        clock: object | None = None,
-    ) -> HttpClient:
-        """A client keeping :data:`MIN_INTERVAL` between request starts."""
-        return build_client(politeness(MIN_INTERVAL, serial=False), transport=transport,
-                            clock=clock)
+    min_interval = MIN_INTERVAL
 
     async def search(
         self, http: HttpClient, settings: ProviderSettings, request: SearchRequest

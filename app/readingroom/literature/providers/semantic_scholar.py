@@ -33,13 +33,12 @@ from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
 from ..text import collapse
 from .base import ProviderInfo, ProviderSettings
 from .common import (
+    FixedPacing,
     as_dict,
     as_list,
     as_str,
     as_year,
-    build_client,
     keywords,
-    politeness,
     setting,
     unreadable,
 )
@@ -197,21 +196,16 @@ def _record(paper: dict[str, Any], rank: int) -> LiteratureRecord | None:
     )
 
 
-class SemanticScholarProvider:
+class SemanticScholarProvider(FixedPacing):
     """Semantic Scholar as the service uses it (see the module docstring)."""
 
     info = INFO
+    min_interval = MIN_INTERVAL
+    serial = True
 
-    def client(
-        self,
-        settings: ProviderSettings,
-        *,
-        transport: object | None = None,
-        clock: object | None = None,
-    ) -> HttpClient:
-        """A serial client, one request a second; the key (if any) as ``x-api-key``."""
-        return build_client(politeness(MIN_INTERVAL, serial=True), transport=transport,
-                            clock=clock, headers=headers_for(settings.values))
+    def headers(self, values: Mapping[str, str]) -> Mapping[str, str] | None:
+        """The API key (if any) as ``x-api-key``."""
+        return headers_for(values)
 
     async def search(
         self, http: HttpClient, settings: ProviderSettings, request: SearchRequest

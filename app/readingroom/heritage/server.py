@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import httpx
 from mcp.server.lowlevel import Server
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 from ..core.clock import Clock
 from ..core.envelope import Envelope
@@ -29,6 +30,8 @@ from .content import PROMPTS, RESOURCES
 from .helveticat.client import HelveticatClient
 from .helveticat.service import HelveticatService
 from .helveticat.tools import helveticat_tool_specs
+from .inputs import HeritageInput
+from .paging import MAX_CURSOR_LEN
 from .render import render_markdown
 from .service import HeritageService, helveticat_lane
 
@@ -62,25 +65,30 @@ CrossSource = Literal["sik_isea", "snm", "nb"]
 _ALL_CROSS: tuple[CrossSource, ...] = ("sik_isea", "snm", "nb")
 _FORMAT_HELP = ("markdown: readable text with a source-and-licence footer; json: the envelope "
                 "as JSON text. structuredContent always holds the envelope.")
+_DATE_ARG = re.compile(r"^\d{1,4}(?:-\d{2}(?:-\d{2})?)?$")
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+_CURSOR_HELP = ("Continue where the previous answer stopped: its data.next_cursor, passed with "
+                "the same words. Keeps a loosened (fuzzy) search loosened on every page.")
 
 
-class ArtistSearchInput(_Input):
+class ArtistSearchInput(HeritageInput):
     """Search SIKART artists."""
 
-    query: str = Field(min_length=1, max_length=200, pattern=r"\S",
-                       description="Name or words (all must match), e.g. 'Giacometti'.")
+    query: str | None = Field(None, min_length=1, max_length=200, pattern=r"\S",
+                              description="Name or words (all must match), e.g. 'Giacometti'. "
+                              "May be left out when region is given.")
     region: str | None = Field(None, max_length=100,
-                               description="Birth/death place or canton, added to the query.")
+                               description="Birth/death place or canton, added to the query; "
+                               "alone, it lists the artists of that place.")
     limit: int = Field(20, ge=1, le=100, description="Rows to return (1-100).")
     offset: int = Field(0, ge=0, le=100_000, description="Rows to skip (paging).")
+    cursor: str | None = Field(None, min_length=1, max_length=MAX_CURSOR_LEN,
+                               description=_CURSOR_HELP)
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class ArtistInput(_Input):
+class ArtistInput(HeritageInput):
     """One SIKART artist."""
 
     artist_id: str = Field(min_length=1, max_length=20, pattern=r"^\d+$",
@@ -88,19 +96,22 @@ class ArtistInput(_Input):
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class MuseumSearchInput(_Input):
+class MuseumSearchInput(HeritageInput):
     """Search the Swiss National Museum's datasets."""
 
-    query: str = Field(min_length=1, max_length=200, pattern=r"\S",
-                       description="Words, e.g. 'Archäologie', 'Waffen'.")
+    query: str | None = Field(None, min_length=1, max_length=200, pattern=r"\S",
+                              description="Words, e.g. 'Archäologie', 'Waffen'. Leave out to "
+                              "list every SNM dataset.")
     collection: str | None = Field(None, max_length=100,
                                    description="A collection word added to the query.")
     limit: int = Field(10, ge=1, le=100, description="Datasets to return (1-100).")
     offset: int = Field(0, ge=0, le=10_000, description="Datasets to skip (paging).")
+    cursor: str | None = Field(None, min_length=1, max_length=MAX_CURSOR_LEN,
+                               description=_CURSOR_HELP)
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class BrowseInput(_Input):
+class BrowseInput(HeritageInput):
     """Rows of one CKAN DataStore resource."""
 
     resource_id: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9-]+$",
@@ -111,7 +122,7 @@ class BrowseInput(_Input):
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class CrossSearchInput(_Input):
+class CrossSearchInput(HeritageInput):
     """One query over artists, museum and National Library."""
 
     query: str = Field(min_length=2, max_length=200, description="Words to search for.")
@@ -122,35 +133,49 @@ class CrossSearchInput(_Input):
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class MemorySearchInput(_Input):
+DateText = Annotated[str, StringConstraints(max_length=20)]
+
+
+class MemorySearchInput(HeritageInput):
     """Search Memobase and/or Dodis."""
 
     query: str = Field(min_length=2, max_length=200, description="Words to search for.")
     collection: Literal["memobase", "dodis", "all"] = Field(
         "all", description="memobase (photo, film, sound), dodis (diplomatic documents), or "
         "all.")
-    date_from: int | None = Field(None, ge=0, le=2100,
-                                  description="Earliest year (client-side on the page; undated "
-                                  "items kept).")
-    date_to: int | None = Field(None, ge=0, le=2100, description="Latest year (likewise).")
+    date_from: int | DateText | None = Field(
+        None, description="Earliest year: 1900, or an ISO date '1900-01-01' as the original "
+        "took it (the year is compared). Client-side on the page; undated items kept.")
+    date_to: int | DateText | None = Field(None, description="Latest year or ISO date (likewise).")
     media_type: str | None = Field(None, max_length=50,
                                    description="Type substring, e.g. 'Foto' (client-side).")
     limit: int = Field(10, ge=1, le=100, description="Items per source (1-100).")
     offset: int = Field(0, ge=0, le=100_000, description="Items to skip per source.")
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
+    @field_validator("date_from", "date_to", mode="before")
+    @classmethod
+    def _date(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("a year or an ISO date, not a boolean")
+        if isinstance(value, int) and not 0 <= value <= 2100:
+            raise ValueError("a year between 0 and 2100")
+        if isinstance(value, str) and not _DATE_ARG.fullmatch(value.strip()):
+            raise ValueError("a year (1900) or an ISO date (1900-01-01)")
+        return value
 
-class MemoryItemInput(_Input):
+
+class MemoryItemInput(HeritageInput):
     """One Memobase record or Dodis document."""
 
     collection: Literal["memobase", "dodis"] = Field(description="Where the item is.")
     item_id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-]+$",
                          description="The item id from heritage_search_memory, e.g. "
-                         "'abb-001-1603_39_Foto_St' or 'G27'.")
+                         "'abb-001-1603_39_Foto_St' (the 'mbr:' prefix may stay) or 'G27'.")
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class ListCollectionsInput(_Input):
+class ListCollectionsInput(HeritageInput):
     """No arguments but the format."""
 
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
@@ -187,7 +212,8 @@ def tool_specs(service: HeritageService) -> list[ToolSpec]:
 
     async def search_artists(a: ArtistSearchInput) -> Envelope | Reply:
         return reply(await service.search_artists(a.query, a.region, a.limit, a.offset,
-                                                  arguments=_args(a)), a.response_format)
+                                                  cursor=a.cursor, arguments=_args(a)),
+                     a.response_format)
 
     async def get_artist(a: ArtistInput) -> Envelope | Reply:
         return reply(await service.get_artist(a.artist_id, arguments=_args(a)),
@@ -195,7 +221,8 @@ def tool_specs(service: HeritageService) -> list[ToolSpec]:
 
     async def search_museum(a: MuseumSearchInput) -> Envelope | Reply:
         return reply(await service.search_museum(a.query, a.collection, a.limit, a.offset,
-                                                 arguments=_args(a)), a.response_format)
+                                                 cursor=a.cursor, arguments=_args(a)),
+                     a.response_format)
 
     async def browse(a: BrowseInput) -> Envelope | Reply:
         return reply(await service.browse_collection(a.resource_id, a.query, a.limit, a.offset,

@@ -691,10 +691,11 @@ class HelveticatService:
                 Code.API_ERROR, "Helveticat answered GetRecord without a record.",
                 remediation="Try again later; the result is unknown."))
             return await self._oai_failed(env, err, described, params)
-        if record.header.identifier not in (None, oai_id):
+        answered = record.header.identifier
+        if answered is not None and answered != oai_id:
             err = CoreError(Code.API_ERROR,
                             f"Helveticat answered GetRecord {oai_id} with another record "
-                            f"({record.header.identifier[:80]}).",
+                            f"({answered[:80]}).",
                             details={"reason": "identifier_mismatch"},
                             remediation="Try again later; the result is unknown.")
             return await self._oai_failed(env, err, described, params)
@@ -779,14 +780,14 @@ class HelveticatService:
         if not items:
             # A repository without sets answers noSetHierarchy; a ListSets with none in it is
             # a damaged answer, not an empty catalogue.
-            err = CoreError(
+            no_sets = CoreError(
                 Code.API_ERROR,
                 "Helveticat answered ListSets with no usable set. This is not an empty list of "
                 "collections.",
                 details={"reason": "list_without_sets", "unnamed": unnamed},
                 remediation="Try again later; the result is unknown.",
             )
-            return await self._oai_failed(env, err, "verb=ListSets", params)
+            return await self._oai_failed(env, no_sets, "verb=ListSets", params)
         env.items = items
         env.result = ResultInfo(total=len(items), returned=len(items), start=1,
                                 has_more=False, breadth=breadth_of(len(items)),

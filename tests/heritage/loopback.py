@@ -1,0 +1,71 @@
+"""swiss-cultural-heritage-mcp in memory, its upstreams on loopback: scripted faults, real HTTP.
+
+``async with on_loopback() as h`` starts :class:`FakeUpstreams` (canned answers; ``h.fake.script``
+puts any answer on the wire), builds the real server (tool layer, Markdown, validation) over
+real HTTP to it with a :class:`FakeClock` (pacing and backoff take no real time), and opens an
+in-memory MCP session. ``h.call(name, args)`` returns ``(structuredContent, text, isError)``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from mcp.shared.memory import create_connected_server_and_client_session
+
+from mcp import ClientSession
+from readingroom.core.clock import FakeClock
+from readingroom.heritage.fake_upstreams import Answer, FakeUpstreams
+from readingroom.heritage.server import build_heritage_server
+
+JSON = {"Content-Type": "application/json;charset=utf-8"}
+XML = {"Content-Type": "text/xml;charset=UTF-8"}
+
+
+def json_answer(payload: Any, status: int = 200) -> Answer:
+    """A JSON body as a scripted answer."""
+    return status, JSON, json.dumps(payload).encode("utf-8")
+
+
+def xml_answer(body: bytes, status: int = 200) -> Answer:
+    """An XML body as a scripted answer."""
+    return status, XML, body
+
+
+@dataclass
+class Heritage:
+    """A running server over the fake, and its MCP session."""
+
+    fake: FakeUpstreams
+    session: ClientSession
+    clock: FakeClock
+
+    async def call(self, name: str, args: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
+        """Call a tool: (structuredContent, first text block, isError)."""
+        result = await self.session.call_tool(name, args)
+        text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+        return result.structuredContent or {}, text, bool(result.isError)
+
+    def script(self, fn: Callable[[str, str, dict[str, str], str], Answer | None]) -> None:
+        """Put ``fn``'s answers on the wire (None falls through to the canned ones)."""
+        self.fake.script = fn
+
+
+@asynccontextmanager
+async def on_loopback(ledger: Path | None = None,
+                      env: dict[str, str] | None = None) -> AsyncIterator[Heritage]:
+    """The server over loopback fakes, in an in-memory session; no receipts unless ``ledger``."""
+    with FakeUpstreams(slow_seconds=5.0) as fake:
+        clock = FakeClock()
+        settings = {**fake.env(), "MCP_RECEIPT_LOG": str(ledger) if ledger else "",
+                    **(env or {})}
+        server = build_heritage_server(env=settings, clock=clock)
+        async with create_connected_server_and_client_session(
+            server, read_timeout_seconds=timedelta(seconds=60)
+        ) as session:
+            yield Heritage(fake, session, clock)

@@ -103,7 +103,7 @@ def _counts(env: Envelope) -> list[str]:
     result = env.result
     if result is None:
         return []
-    match = result.match_type or "n/a"
+    match: str = result.match_type or "n/a"
     if match == "fuzzy":
         match = "fuzzy - no exact hits; results of one loosened search, check their relevance"
     counted = (f"{result.returned} of {result.total} results" if result.total is not None

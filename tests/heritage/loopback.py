@@ -46,26 +46,61 @@ class Heritage:
     clock: FakeClock
 
     async def call(self, name: str, args: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
-        """Call a tool: (structuredContent, first text block, isError)."""
+        """Call a tool: (structuredContent valid against the schema, first text, isError)."""
+        # The SDK client re-checks the 100 KB output schema itself on every call (about
+        # 0.2 s); one compiled validator does the same check.
+        self.session._tool_output_schemas.setdefault(name, None)
         result = await self.session.call_tool(name, args)
         text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
-        return result.structuredContent or {}, text, bool(result.isError)
+        data = result.structuredContent or {}
+        _validator().validate(data)
+        return data, text, bool(result.isError)
 
     def script(self, fn: Callable[[str, str, dict[str, str], str], Answer | None]) -> None:
         """Put ``fn``'s answers on the wire (None falls through to the canned ones)."""
         self.fake.script = fn
 
 
+_SHARED: list[FakeUpstreams] = []
+_VALIDATORS: list[Any] = []
+
+
+def _validator() -> Any:
+    if not _VALIDATORS:
+        import jsonschema
+
+        from readingroom.core.envelope import response_schema
+
+        _VALIDATORS.append(jsonschema.Draft202012Validator(response_schema()))
+    return _VALIDATORS[0]
+
+
+def shared_fake() -> FakeUpstreams:
+    """One loopback fake for the whole test process (stopping one costs 0.5 s), reset per use."""
+    if not _SHARED:
+        fake = FakeUpstreams(slow_seconds=5.0)
+        fake.start()
+        _SHARED.append(fake)
+    fake = _SHARED[0]
+    fake.script = None
+    fake.modes.clear()
+    fake.clear()
+    return fake
+
+
 @asynccontextmanager
 async def on_loopback(ledger: Path | None = None,
                       env: dict[str, str] | None = None) -> AsyncIterator[Heritage]:
     """The server over loopback fakes, in an in-memory session; no receipts unless ``ledger``."""
-    with FakeUpstreams(slow_seconds=5.0) as fake:
-        clock = FakeClock()
-        settings = {**fake.env(), "MCP_RECEIPT_LOG": str(ledger) if ledger else "",
-                    **(env or {})}
-        server = build_heritage_server(env=settings, clock=clock)
+    fake = shared_fake()
+    clock = FakeClock()
+    settings = {**fake.env(), "MCP_RECEIPT_LOG": str(ledger) if ledger else "", **(env or {})}
+    server = build_heritage_server(env=settings, clock=clock)
+    try:
         async with create_connected_server_and_client_session(
             server, read_timeout_seconds=timedelta(seconds=60)
         ) as session:
             yield Heritage(fake, session, clock)
+    finally:
+        fake.script = None
+        fake.modes.clear()

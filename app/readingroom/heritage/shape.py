@@ -168,7 +168,7 @@ def page_of(
                       f"{source} sent {len(rows)} {what} for {limit} asked; the first {limit} "
                       "are returned and the next page starts after them."))
         rows = rows[:limit]
-    if total is not None and total < offset + len(records):
+    if records and total is not None and total < offset + len(records):
         notes.append((Code.UPSTREAM_DIAGNOSTIC,
                       f"{source} claims a total of {total} but delivered {what} up to "
                       f"{offset + len(records)}: the total is unknown."))

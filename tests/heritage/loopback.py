@@ -19,7 +19,7 @@ from typing import Any
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from mcp import ClientSession
-from readingroom.core.clock import FakeClock
+from readingroom.core.clock import Clock, FakeClock
 from readingroom.heritage.fake_upstreams import Answer, FakeUpstreams
 from readingroom.heritage.server import build_heritage_server
 
@@ -43,7 +43,7 @@ class Heritage:
 
     fake: FakeUpstreams
     session: ClientSession
-    clock: FakeClock
+    clock: Clock
 
     async def call(self, name: str, args: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
         """Call a tool: (structuredContent valid against the schema, first text, isError)."""
@@ -89,11 +89,15 @@ def shared_fake() -> FakeUpstreams:
 
 
 @asynccontextmanager
-async def on_loopback(ledger: Path | None = None,
-                      env: dict[str, str] | None = None) -> AsyncIterator[Heritage]:
-    """The server over loopback fakes, in an in-memory session; no receipts unless ``ledger``."""
+async def on_loopback(ledger: Path | None = None, env: dict[str, str] | None = None, *,
+                      clock: Clock | None = None) -> AsyncIterator[Heritage]:
+    """The server over loopback fakes, in an in-memory session; no receipts unless ``ledger``.
+
+    ``clock`` defaults to a :class:`FakeClock`; pass ``SystemClock()`` where the fake must see
+    real pacing.
+    """
     fake = shared_fake()
-    clock = FakeClock()
+    clock = clock if clock is not None else FakeClock()
     settings = {**fake.env(), "MCP_RECEIPT_LOG": str(ledger) if ledger else "", **(env or {})}
     server = build_heritage_server(env=settings, clock=clock)
     try:

@@ -194,9 +194,13 @@ def _int(text: str | None) -> int | None:
 
 def _count(root: etree._Element, local: str, problems: list[str]) -> int | None:
     """A non-negative count element's value; None when absent, a problem when not a count."""
-    el = _first(root, local)
-    if el is None:
+    found = _by_local(root, local)
+    if not found:
         return None
+    if len(found) > 1:
+        problems.append(f"<{local}> appears {len(found)} times")
+        return None
+    el = found[0]
     text = _text(el)
     if len(el) and any(isinstance(c.tag, str) for c in el):
         problems.append(f"<{local}> holds elements, not a number")
@@ -212,9 +216,12 @@ def _count(root: etree._Element, local: str, problems: list[str]) -> int | None:
 
 def _records_block(root: etree._Element, problems: list[str]) -> list[etree._Element]:
     """The ``<record>`` elements of ``<records>``; anything else inside it is a problem."""
-    block = _first(root, "records")
-    if block is None:
+    blocks = _by_local(root, "records")
+    if not blocks:
         return []
+    if len(blocks) > 1:
+        problems.append(f"<records> appears {len(blocks)} times")
+    block = blocks[0]
     if (block.text or "").strip():
         problems.append("<records> holds text instead of <record> elements")
     foreign = {(_local(c.tag) or "") for c in _elements(block)} - {"record"}

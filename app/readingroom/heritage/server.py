@@ -191,8 +191,10 @@ INSTRUCTIONS = (
     "heritage_search_memory, heritage_get_memory_item, heritage_list_memory_collections "
     "(the original's search_heritage, get_heritage_item, list_heritage_collections). "
     "match_type fuzzy means one loosened retry after zero exact hits: check relevance. A "
-    "source with status error or rate_limited has an UNKNOWN result, not an empty one. Each "
-    "item carries its own licence; respect it (SIKART: CC BY-NC-SA)."
+    "source with status error or rate_limited, an API_ERROR, or a missing result.total is "
+    "UNKNOWN, not empty; match_type none is a genuine zero. An unknown id in a fetch tool is "
+    "NOT_FOUND. Continue with data.next_cursor. Each item carries its own licence; respect it "
+    "(SIKART: CC BY-NC-SA). Every tool also accepts the original's {\"params\": {...}} form."
 )
 
 
@@ -248,31 +250,35 @@ def tool_specs(service: HeritageService) -> list[ToolSpec]:
         ToolSpec(
             "heritage_search_artists", "Search Swiss artists (SIKART)",
             "Search the SIKART Lexikon's ~17,000 artists (SIK-ISEA, opendata.swiss) by name or "
-            "words; all words must match. region (place or canton) narrows. Zero hits with 2+ "
-            "words → one retry with the longest word, match_type fuzzy. Items: id (HAUPTNR for "
-            "heritage_get_artist), name, life dates, canton, vita, SIKART link, the row's own "
-            "licence (CC BY-NC-SA) and the raw row. Paging: offset; data.next_offset when "
-            "has_more.",
+            "words; all words must match. region (place or canton) narrows, or alone lists a "
+            "place's artists. Zero hits with 2+ words → one retry with the longest word, "
+            "match_type fuzzy. Items: id (HAUPTNR for heritage_get_artist), name, life dates, "
+            "canton, vita, SIKART link, the row's own licence (CC BY-NC-SA) and the raw row. "
+            "Paging: pass data.next_cursor (keeps a fuzzy search fuzzy) with the same words, or "
+            "offset. No result.total means the count is unknown, not zero.",
             ArtistSearchInput, search_artists),
         ToolSpec(
             "heritage_get_artist", "Get one SIKART artist",
             "The full SIKART row of one artist by HAUPTNR (from heritage_search_artists), with "
-            "its licence. Not found is an envelope with match_type none, not an error.",
+            "its licence. An id SIKART does not have is a NOT_FOUND error; an upstream failure "
+            "is API_ERROR (unknown, not 'no such artist').",
             ArtistInput, get_artist),
         ToolSpec(
             "heritage_search_museum_datasets", "Search Swiss National Museum datasets",
-            "Search the Swiss National Museum's (SNM) open datasets on opendata.swiss. Zero "
-            "hits → one retry with every word as a prefix, OR-ed (fuzzy). Items: dataset name, "
-            "title, description, link, licence, resources (id, format, url, "
-            "datastore_active). Use a resource id with datastore_active true in "
-            "heritage_browse_collection; others are downloads only.",
+            "Search the Swiss National Museum's (SNM) open datasets on opendata.swiss; without "
+            "a query, list them all. Zero hits → one retry with every word as a prefix, OR-ed "
+            "(fuzzy). Items: dataset name, title, description, link, licence, resources (id, "
+            "format, url, datastore_active). Use a resource id with datastore_active true in "
+            "heritage_browse_collection; others are downloads only. Paging: data.next_cursor "
+            "with the same words, or offset.",
             MuseumSearchInput, search_museum),
         ToolSpec(
             "heritage_browse_collection", "Browse a museum dataset's rows",
             "Rows of one CKAN DataStore resource (an id from heritage_search_museum_datasets), "
             "optionally filtered by query. Checks datastore_active first: a resource without a "
             "DataStore is refused with its download URL (CAPABILITY_UNAVAILABLE), never "
-            "answered as empty. data.meta.fields lists the columns.",
+            "answered as empty; an unknown resource id is NOT_FOUND. data.meta.fields lists "
+            "the columns.",
             BrowseInput, browse),
         ToolSpec(
             "heritage_cross_search", "Search artists, museum and National Library at once",
@@ -285,16 +291,18 @@ def tool_specs(service: HeritageService) -> list[ToolSpec]:
             "heritage_search_memory", "Search Memobase and Dodis",
             "Search Memobase (photos, film, video, sound of Swiss memory institutions) and/or "
             "Dodis (Swiss diplomatic documents, persons, places). Was search_heritage. "
-            "date_from/date_to (years) and media_type filter the fetched page client-side "
-            "(undated items kept; the answer says how many were removed). Items: id for "
+            "date_from/date_to (years, or ISO dates like '1900-01-01': the year is compared) "
+            "and media_type filter the fetched page client-side (undated items kept; the "
+            "answer says how many were removed). Items: id for "
             "heritage_get_memory_item, title, type, date, permalink, metadata licence and the "
             "object's own usage rule. Dodis gives no total.",
             MemorySearchInput, search_memory),
         ToolSpec(
             "heritage_get_memory_item", "Get one Memobase or Dodis item",
             "One Memobase record or Dodis document by id (from heritage_search_memory). Was "
-            "get_heritage_item. Dodis full-text fields are never returned (their names are in "
-            "withheld_fields). Not found is an envelope with match_type none.",
+            "get_heritage_item. Memobase ids may keep their 'mbr:' prefix. Dodis full-text "
+            "fields are never returned (their names are in withheld_fields). An id the source "
+            "does not have is a NOT_FOUND error.",
             MemoryItemInput, get_item),
         ToolSpec(
             "heritage_list_memory_collections", "List the memory institutions",

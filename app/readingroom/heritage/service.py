@@ -660,7 +660,8 @@ class HeritageService:
                 env.diagnose(Level.info, Code.ZERO_RESULT,
                              "No item on this page, though the search itself matched (a page "
                              "past the last, or every item removed by the filters).")
-        outcome = "ok" if items or match != "none" else "empty"
+        # The receipt says what the caller was told: the sources' status.
+        outcome = "ok" if any(status is SourceStatus.ok for _, status in pairs) else "empty"
         await self._deposit(env, query_text, lanes[0].params if single else {},
                             [s for s, _ in pairs], outcome,
                             [f"{i.get('source')}:{i.get('id')}" for i in items])

@@ -275,6 +275,34 @@ def test_zero_records_and_missing_parts() -> None:
     assert response.records == () and response.diagnostics == ()
 
 
+_SRW = b'<searchRetrieveResponse xmlns="http://www.loc.gov/zing/srw/">'
+
+
+@pytest.mark.parametrize(("body", "problem"), [
+    (b"<numberOfRecords>many</numberOfRecords><records>oops</records>",
+     ["<numberOfRecords> is 'many', not a count", "<records> holds text instead of <record>"]),
+    (b"<numberOfRecords>-1</numberOfRecords>", ["<numberOfRecords> is '-1', not a count"]),
+    (b"<numberOfRecords>4</numberOfRecords><nextRecordPosition>NaN</nextRecordPosition>",
+     ["<nextRecordPosition> is 'NaN', not a count"]),
+    (b"<numberOfRecords>2</numberOfRecords><records><unexpected/></records>",
+     ["<records> holds <unexpected> where <record> belongs"]),
+    (b"<numberOfRecords><x/></numberOfRecords>", ["<numberOfRecords> holds elements"]),
+])
+def test_damaged_counts_and_records_are_problems_not_zero(body: bytes,
+                                                          problem: list[str]) -> None:
+    response = parse_search_retrieve(_SRW + body + b"</searchRetrieveResponse>")
+    assert len(response.problems) == len(problem)
+    for found, expected in zip(response.problems, problem, strict=True):
+        assert found.startswith(expected)
+    if b"<numberOfRecords>4" not in body and b"<numberOfRecords>2" not in body:
+        assert response.number_of_records is None  # never a fabricated 0
+
+
+def test_well_formed_answers_have_no_problems(samples: Path) -> None:
+    for path in sorted((samples / "heritage").glob("*sru*.xml")):
+        assert parse_search_retrieve(path.read_bytes()).problems == (), path.name
+
+
 def test_record_without_record_data() -> None:
     [record] = parse_search_retrieve(
         b'<searchRetrieveResponse xmlns="http://www.loc.gov/zing/srw/"><records><record>'

@@ -5,6 +5,8 @@ Over ``httpx.MockTransport`` and ``FakeClock``: no network, no sleeping.
 
 from __future__ import annotations
 
+import itertools
+
 import httpx
 import pytest
 
@@ -108,3 +110,34 @@ async def test_other_4xx_not_retried():
     with pytest.raises(CoreError) as failed:
         await egress.get_json(f"{BASE}/x")
     assert failed.value.code is Code.API_ERROR and len(seen) == 1
+
+
+async def test_a_redirect_keeps_scheme_host_and_port():
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.port == 8443:
+            return httpx.Response(200, json={"reached": "other port"})
+        return httpx.Response(302, headers={"Location": "https://ckan.opendata.swiss:8443/x"})
+
+    egress, seen = _egress(handler)
+    with pytest.raises(CoreError) as refused:
+        await egress.get_json(f"{BASE}/x")
+    assert "scheme, host and port" in refused.value.message
+    assert "ckan.opendata.swiss:8443" in refused.value.message
+    assert [r.url.port for r in seen] == [None]
+
+
+async def test_every_redirect_hop_waits_for_the_host_slot():
+    clock = FakeClock()
+    starts: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        starts.append(clock.monotonic())
+        hop = int(request.url.path.rsplit("/", 1)[1])
+        if hop < 3:
+            return httpx.Response(302, headers={"Location": f"/api/3/action/{hop + 1}"})
+        return httpx.Response(200, json={"hops": hop})
+
+    egress, _seen = _egress(handler, clock)
+    assert await egress.get_json(f"{BASE}/0") == {"hops": 3}
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert len(gaps) == 3 and min(gaps) >= 0.2

@@ -21,14 +21,13 @@ def test_ckan_failure_and_missing_fields_are_errors_not_empties():
         ckan.checked_result({"success": False, "error": {"__type": "Not Found Error",
                                                           "message": "Resource not found"}}, None)
     assert nf.value.code is Code.NOT_FOUND
-    rows, total, _ = ckan.parse_datastore({"success": True, "result": {"records": [],
-                                                                       "total": 0}})
-    assert (rows, total) == ([], 0)
+    page, _ = ckan.parse_datastore({"success": True, "result": {"records": [], "total": 0}})
+    assert (page.rows, page.total, page.has_more) == ([], 0, False)
 
 
 def test_dodis_results_object_and_fulltext_never_returned():
-    assert [i["id"] for i in dodis.parse_query({"results": [{"id": "dodis-1", "name": "x"}]})
-            ] == ["dodis-1"]
+    page = dodis.parse_query({"results": [{"id": "dodis-1", "name": "x"}]})
+    assert [dodis.hit_item(h)["id"] for h in page.rows] == ["dodis-1"]
     with pytest.raises(CoreError):
         dodis.parse_query({"hits": []})
     doc = {"id": "dodis-48123", "title_s": "Aide-mémoire", "type": "Document",

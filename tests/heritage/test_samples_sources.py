@@ -42,10 +42,12 @@ def test_every_source_sample_has_an_expectation(samples: Path):
 
 
 def test_sikart_search_rows_carry_their_own_licence(samples: Path):
-    rows, total, fields = ckan.parse_datastore(
-        _load(samples, "sikart_ckan_datastore_search_giacometti.json"))
-    assert (total, len(rows), fields) == (12, 3, ["_id", "HAUPTNR", "NUTZUNGSLIZENZ"])
-    items = [ckan.artist_item(r) for r in rows]
+    page, fields = ckan.parse_datastore(
+        _load(samples, "sikart_ckan_datastore_search_giacometti.json"), limit=5,
+        readable=ckan.SIKART_ROW)
+    assert (page.total, len(page.rows), fields) == (12, 3, ["_id", "HAUPTNR", "NUTZUNGSLIZENZ"])
+    assert page.has_more and page.notes == []
+    items = [ckan.artist_item(r) for r in page.rows]
     assert [i["id"] for i in items] == ["4005571", "4000049", "4023387"]
     first = items[0]
     assert first["title"] == "Diego Giacometti"
@@ -58,17 +60,19 @@ def test_sikart_search_rows_carry_their_own_licence(samples: Path):
 
 
 def test_sikart_filter_by_hauptnr(samples: Path):
-    rows, total, _ = ckan.parse_datastore(
-        _load(samples, "sikart_ckan_datastore_filter_hauptnr.json"))
-    assert (total, len(rows)) == (1, 1)
-    item = ckan.artist_item(rows[0])
+    page, _ = ckan.parse_datastore(
+        _load(samples, "sikart_ckan_datastore_filter_hauptnr.json"), limit=1,
+        readable=ckan.SIKART_ROW)
+    assert (page.total, len(page.rows), page.has_more) == (1, 1, False)
+    item = ckan.artist_item(page.rows[0])
     assert (item["id"], item["canton"], item["licence"]) == ("4005571", "GR", "CC BY-NC-SA")
 
 
 def test_snm_package_search(samples: Path):
-    packages, count = ckan.parse_package_search(
-        _load(samples, "snm_ckan_package_search_museum.json"))
-    assert (count, len(packages)) == (10, 3)
+    page = ckan.parse_package_search(
+        _load(samples, "snm_ckan_package_search_museum.json"), limit=5)
+    packages = page.rows
+    assert (page.total, len(packages), page.has_more) == (10, 3, True)
     assert {p["organization"]["name"] for p in packages} == {"schweizerisches-nationalmuseum-snm"}
     items = [ckan.dataset_item(p) for p in packages]
     first = items[0]
@@ -84,8 +88,10 @@ def test_snm_package_search(samples: Path):
 
 
 def test_memobase_search(samples: Path):
-    items, total = memobase.parse_search(_load(samples, "memobase_search_zuerich_3of51119.json"))
-    assert (total, len(items)) == (51119, 3)
+    page = memobase.parse_search(_load(samples, "memobase_search_zuerich_3of51119.json"),
+                                 limit=5)
+    items = [memobase.record_item(r) for r in page.rows]
+    assert (page.total, len(items), page.has_more) == (51119, 3, True)
     first = items[0]
     assert (first["id"], first["title"], first["type"], first["date"]) == (
         "abb-001-1603_39_Foto_St", "Zürich", "Foto", "1939")
@@ -100,8 +106,9 @@ def test_memobase_search(samples: Path):
 
 
 def test_memobase_record(samples: Path):
-    item = memobase.parse_record(_load(samples, "memobase_record_abb-001-1603_39_Foto_St.json"))
-    assert item["id"] == "abb-001-1603_39_Foto_St"
+    item = memobase.parse_record(_load(samples, "memobase_record_abb-001-1603_39_Foto_St.json"),
+                                 "mbr:abb-001-1603_39_Foto_St")
+    assert item["id"] == "abb-001-1603_39_Foto_St" and "unreadable_fields" not in item
     assert item["titles"] == ["Zürich"]
     assert item["identifiers"] == ["abb-001-1603_39_Foto_St", "1603_39_Foto_St"]
     assert item["part_of"] == "mbrs:abb-001"
@@ -109,7 +116,9 @@ def test_memobase_record(samples: Path):
 
 
 def test_dodis_query_is_a_bare_list(samples: Path):
-    items = dodis.parse_query(_load(samples, "dodis_solr_query_zuerich_3of5.json"))
+    page = dodis.parse_query(_load(samples, "dodis_solr_query_zuerich_3of5.json"), limit=5)
+    items = [dodis.hit_item(h) for h in page.rows]
+    assert (page.total, page.has_more) == (None, False)  # 3 of 5 asked: a short page
     assert [(i["id"], i["title"], i["type"]) for i in items] == [
         ("G27", "Zürich", "Place"), ("G3361", "Zürich (Kanton)", "Place"),
         ("G734", "Zürich-Oerlikon", "Place")]

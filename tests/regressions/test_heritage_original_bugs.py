@@ -2,7 +2,8 @@
 
 * SIKART licence: the original's source said CC BY; the rows say CC-BY-NC-SA.
 * SNM organisation slug: without ``-snm`` CKAN answered 0 datasets and no error.
-* Not found from a detail tool was a plain string, not an envelope.
+* Not found from a detail tool was a plain string, not an envelope (now the suite's rule: a
+  ``NOT_FOUND`` error envelope, credited, naming the search tool).
 * A CKAN answer without its list field passed as an empty result.
 """
 
@@ -34,8 +35,8 @@ async def test_not_found_is_an_envelope_not_a_string():
     transport = httpx.MockTransport(lambda r: httpx.Response(200, json=empty))
     service = HeritageService(env={}, transport=transport, clock=FakeClock())
     env = await service.get_artist("123", arguments={"artist_id": "123"})
-    assert env.error is None and env.items == []
-    assert env.result is not None and env.result.match_type == "none"
+    assert env.error is not None and env.error.code == "NOT_FOUND" and env.items == []
+    assert "heritage_search_artists" in (env.error.remediation or "")
     assert env.sources[0].status == "empty" and env.attribution
 
 

@@ -123,11 +123,15 @@ def test_envelopes_for_not_found_fuzzy_and_no_datastore(fake, tmp_path):
                                                          "item_id": "G90001", **fmt})
         c.close()
     m = missing["structuredContent"]
-    assert missing["isError"] is False and m["result"]["match_type"] == "none" and not m["items"]
+    # The suite's rule for fetch tools: an id the upstream does not have is NOT_FOUND.
+    assert missing["isError"] is True and m["error"]["code"] == "NOT_FOUND" and not m["items"]
+    assert "heritage_search_artists" in m["error"]["remediation"]
     assert fuzzy["structuredContent"]["result"]["match_type"] == "fuzzy"
     assert nods["isError"] is True
     assert nods["structuredContent"]["error"]["code"] == "CAPABILITY_UNAVAILABLE"
-    assert gone["structuredContent"]["result"]["match_type"] == "none"
+    assert gone["isError"] is True
+    assert gone["structuredContent"]["error"]["code"] == "NOT_FOUND"
+    assert "heritage_search_memory" in gone["structuredContent"]["error"]["remediation"]
     assert "NICHT AUSGEBEN" not in json.dumps(dodis["structuredContent"])
     assert dodis["structuredContent"]["items"][0]["withheld_fields"] == ["doc_att_file_content"]
 

@@ -13,6 +13,10 @@ Dublin Core or MARCXML at Alma/Helveticat). What it knows of the format:
   diagnostic elements in the SRW namespace rather than the diagnostic one.
 * A record whose schema is the diagnostic schema is a surrogate diagnostic: the server could
   not give that one record.
+* What does not fit the format is never silently turned into "nothing": a ``numberOfRecords``
+  or ``nextRecordPosition`` that is not a count, or a ``<records>`` block holding something
+  other than ``<record>`` elements, is named in :attr:`SruResponse.problems` (the count is then
+  None, as when absent), so a caller can tell a damaged answer from an empty one.
 """
 
 from __future__ import annotations
@@ -124,6 +128,9 @@ class SruResponse:
         extra_response_data: the ``<extraResponseData>`` element (NDL's facets, Alma's
             ``exact`` and ``responseDate``), or None.
         result_set_id: ``resultSetId``, when sent.
+        problems: what in the envelope does not fit the format, one sentence each (empty for
+            a well-formed answer): a count that is not a non-negative integer, a
+            ``<records>`` block with text or foreign elements in it.
     """
 
     namespace: str | None
@@ -135,6 +142,7 @@ class SruResponse:
     echoed_request: dict[str, str] = field(default_factory=dict)
     extra_response_data: etree._Element | None = None
     result_set_id: str | None = None
+    problems: tuple[str, ...] = ()
 
     @property
     def is_sru2(self) -> bool:
@@ -182,6 +190,44 @@ def _int(text: str | None) -> int | None:
         return int(text.strip())
     except ValueError:
         return None
+
+
+def _count(root: etree._Element, local: str, problems: list[str]) -> int | None:
+    """A non-negative count element's value; None when absent, a problem when not a count."""
+    found = _by_local(root, local)
+    if not found:
+        return None
+    if len(found) > 1:
+        problems.append(f"<{local}> appears {len(found)} times")
+        return None
+    el = found[0]
+    text = _text(el)
+    if len(el) and any(isinstance(c.tag, str) for c in el):
+        problems.append(f"<{local}> holds elements, not a number")
+        return None
+    if text is None:
+        return None
+    value = _int(text)
+    if value is None or value < 0:
+        problems.append(f"<{local}> is {text[:40]!r}, not a count")
+        return None
+    return value
+
+
+def _records_block(root: etree._Element, problems: list[str]) -> list[etree._Element]:
+    """The ``<record>`` elements of ``<records>``; anything else inside it is a problem."""
+    blocks = _by_local(root, "records")
+    if not blocks:
+        return []
+    if len(blocks) > 1:
+        problems.append(f"<records> appears {len(blocks)} times")
+    block = blocks[0]
+    if (block.text or "").strip():
+        problems.append("<records> holds text instead of <record> elements")
+    foreign = {(_local(c.tag) or "") for c in _elements(block)} - {"record"}
+    if foreign:
+        problems.append(f"<records> holds <{sorted(foreign)[0]}> where <record> belongs")
+    return _by_local(block, "record")
 
 
 def _diagnostic(el: etree._Element) -> SruDiagnostic:
@@ -249,12 +295,16 @@ def parse_search_retrieve(body: bytes) -> SruResponse:
         )
     namespace = _namespace(root.tag)
     sru2 = namespace == SRU_2_NS
+    problems: list[str] = []
+    number = _count(root, "numberOfRecords", problems)
+    next_position = _count(root, "nextRecordPosition", problems)
+    records = _records_block(root, problems)
     return SruResponse(
         namespace=namespace,
         version=_text(_first(root, "version")),
-        number_of_records=_int(_text(_first(root, "numberOfRecords"))),
-        next_record_position=_int(_text(_first(root, "nextRecordPosition"))),
-        records=tuple(_record(r, sru2) for r in _by_local(_first(root, "records"), "record")),
+        number_of_records=number,
+        next_record_position=next_position,
+        records=tuple(_record(r, sru2) for r in records),
         diagnostics=tuple(
             _diagnostic(d)
             for block in _by_local(root, "diagnostics")
@@ -263,4 +313,5 @@ def parse_search_retrieve(body: bytes) -> SruResponse:
         echoed_request=_echoed(_first(root, "echoedSearchRetrieveRequest")),
         extra_response_data=_first(root, "extraResponseData"),
         result_set_id=_text(_first(root, "resultSetId")),
+        problems=tuple(problems),
     )

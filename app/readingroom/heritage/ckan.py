@@ -4,24 +4,30 @@ Pure parsers (``parse_*``: payload in, records out) are kept apart from the call
 (``fetch_*``: :class:`~.egress.Egress` in, payload out). Every payload passes
 :func:`checked_result` first: CKAN's ``success``/``result`` envelope, and the list field the
 caller reads, must be there (an empty list is a normal result; a missing one is an error).
+Then :func:`~.shape.page_of` holds the page to the rule on counts and records (a ``total``
+that is not a number is unknown, never the end of paging).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..core.errors import Code, CoreError
-from .egress import Egress
+from .egress import Egress, containers_for
+from .shape import Page, listed, mapping_with, page_of, text_of
 from .sources import SIKART, SIKART_RESOURCE_ID, SNM, SNM_ORGANIZATION
 
 __all__ = [
+    "SIKART_ROW",
     "CkanShapeError",
     "artist_item",
+    "artists_params",
     "checked_result",
     "dataset_item",
+    "datasets_params",
     "fetch_artist",
     "fetch_artists",
     "fetch_datasets",
@@ -77,23 +83,39 @@ def checked_result(payload: Any, field: str | None) -> dict[str, Any]:
     return dict(result)
 
 
-def _total(result: Mapping[str, Any], key: str) -> int | None:
-    value = result.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def parse_datastore(payload: Any, *, offset: int = 0, limit: int = 100,
+                    readable: Callable[[Any], bool] | None = None) -> tuple[Page, list[str]]:
+    """A ``datastore_search`` answer → (the page of rows, the field names).
 
-
-def parse_datastore(payload: Any) -> tuple[list[dict[str, Any]], int | None, list[str]]:
-    """A ``datastore_search`` answer → (rows, total, field names)."""
+    ``readable`` decides which rows count (default: any JSON object); see
+    :func:`~.shape.page_of` for the rule on counts, empty pages and unreadable rows.
+    """
     result = checked_result(payload, "records")
-    rows = [dict(r) for r in result["records"] if isinstance(r, Mapping)]
-    fields = [str(f.get("id")) for f in result.get("fields") or [] if isinstance(f, Mapping)]
-    return rows, _total(result, "total"), fields
+    page = page_of("CKAN", result["records"], result.get("total"), offset=offset, limit=limit,
+                   readable=readable or _is_mapping, what="rows")
+    problems: set[str] = set()
+    fields = [str(text_of(f.get("id")) or "") for f in listed(result.get("fields"), "fields",
+                                                               problems)
+              if isinstance(f, Mapping)]
+    if problems:
+        page.notes.append((Code.UPSTREAM_DIAGNOSTIC,
+                           "CKAN's field list is not a list; the columns are unknown."))
+    return page, fields
 
 
-def parse_package_search(payload: Any) -> tuple[list[dict[str, Any]], int | None]:
-    """A ``package_search`` answer → (datasets, count)."""
+def parse_package_search(payload: Any, *, offset: int = 0, limit: int = 100) -> Page:
+    """A ``package_search`` answer → the page of datasets (each with a ``name``)."""
     result = checked_result(payload, "results")
-    return [dict(p) for p in result["results"] if isinstance(p, Mapping)], _total(result, "count")
+    return page_of("CKAN", result["results"], result.get("count"), offset=offset, limit=limit,
+                   readable=mapping_with("name"), what="datasets")
+
+
+def _is_mapping(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+SIKART_ROW = mapping_with("HAUPTNR")
+"""A SIKART row is readable when it has its HAUPTNR (the id every other call needs)."""
 
 
 def licence_of_row(row: Mapping[str, Any]) -> str | None:
@@ -108,17 +130,17 @@ def licence_of_row(row: Mapping[str, Any]) -> str | None:
 def artist_item(row: Mapping[str, Any]) -> dict[str, Any]:
     """One SIKART row as an item: provenance, id, name, link, licence, and the row itself."""
     record = {k: v for k, v in row.items() if k not in ("_id", "rank")}
-    first, last = row.get("VORNAME"), row.get("NAME")
-    name = " ".join(str(p) for p in (first, last) if p) or str(row.get("NAMIDENT") or "")
+    first, last = text_of(row.get("VORNAME")), text_of(row.get("NAME"))
+    name = " ".join(p for p in (first, last) if p) or text_of(row.get("NAMIDENT")) or ""
     licence = licence_of_row(row)
     return {
         "source": SIKART.id,
-        "id": str(row.get("HAUPTNR") or ""),
+        "id": text_of(row.get("HAUPTNR")) or "",
         "title": name,
-        "life_dates": row.get("LEBENSDATEN"),
-        "canton": row.get("GEBURTSKANTON"),
-        "vita": row.get("VITAZEILE"),
-        "permalink": row.get("SIKART_LINK"),
+        "life_dates": text_of(row.get("LEBENSDATEN")),
+        "canton": text_of(row.get("GEBURTSKANTON")),
+        "vita": text_of(row.get("VITAZEILE")),
+        "permalink": text_of(row.get("SIKART_LINK")),
         "licence": licence or SIKART.licence,
         "licence_from": "record" if licence else "source",
         "record": record,
@@ -136,23 +158,30 @@ def _pick(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def dataset_item(package: Mapping[str, Any]) -> dict[str, Any]:
-    """One SNM dataset: title (de>fr>en), description, its resources with their licences."""
+def dataset_item(package: Mapping[str, Any], problems: set[str] | None = None
+                 ) -> dict[str, Any]:
+    """One SNM dataset: title (de>fr>en), description, its resources with their licences.
+
+    Fields of the wrong type (a ``resources`` that is not a list) are treated as absent and
+    their names added to ``problems``.
+    """
+    noted: set[str] = problems if problems is not None else set()
     resources = []
-    for res in package.get("resources") or []:
+    for res in listed(package.get("resources"), "resources", noted):
         if not isinstance(res, Mapping):
+            noted.add("resources[]")
             continue
         resources.append({
-            "id": res.get("id"),
+            "id": text_of(res.get("id")),
             "name": _pick(res.get("name")),
-            "format": res.get("format"),
-            "url": res.get("url"),
+            "format": text_of(res.get("format")),
+            "url": text_of(res.get("url")),
             "datastore_active": res.get("datastore_active") is True,
-            "licence": res.get("license") or res.get("rights"),
+            "licence": text_of(res.get("license")) or text_of(res.get("rights")),
         })
     licences = sorted({str(r["licence"]) for r in resources if r["licence"]})
     description = _pick(package.get("description"))
-    name = str(package.get("name") or "")
+    name = text_of(package.get("name")) or ""
     return {
         "source": SNM.id,
         "id": name,
@@ -161,7 +190,7 @@ def dataset_item(package: Mapping[str, Any]) -> dict[str, Any]:
         "permalink": f"https://opendata.swiss/de/dataset/{name}" if name else None,
         "licence": "; ".join(licences) if licences else SNM.licence,
         "licence_from": "record" if licences else "source",
-        "modified": package.get("modified"),
+        "modified": text_of(package.get("modified")),
         "resources": resources,
     }
 
@@ -169,11 +198,11 @@ def dataset_item(package: Mapping[str, Any]) -> dict[str, Any]:
 def row_item(row: Mapping[str, Any], resource_id: str, fields: Sequence[str]) -> dict[str, Any]:
     """One DataStore row of a museum resource: a title picked from the usual columns."""
     record = {k: v for k, v in row.items() if k not in ("_id", "rank")}
-    title = next((str(record[f]) for f in _TITLE_FIELDS if record.get(f)), "")
+    title = next((t for f in _TITLE_FIELDS if (t := text_of(record.get(f)))), "")
     if not title:
         first = next((f for f in fields if f not in ("_id", "rank")), None)
-        title = str(record.get(first, "")) if first else ""
-    return {"source": SNM.id, "id": str(row.get("_id", "")), "title": title,
+        title = (text_of(record.get(first)) or "") if first else ""
+    return {"source": SNM.id, "id": text_of(row.get("_id")) or "", "title": title,
             "resource_id": resource_id, "licence": SNM.licence, "licence_from": "source",
             "record": record}
 
@@ -191,30 +220,45 @@ def prefix_or_query(query: str) -> str | None:
     return " OR ".join(f"{w}*" for w in words) if words else None
 
 
+def artists_params(q: str, limit: int, offset: int) -> dict[str, str]:
+    """The ``datastore_search`` parameters of an artist search (``q`` left out when empty)."""
+    params = {"resource_id": SIKART_RESOURCE_ID, "limit": str(limit), "offset": str(offset)}
+    if q:
+        params["q"] = q
+    return params
+
+
+def datasets_params(q: str, rows: int, start: int) -> dict[str, str]:
+    """The ``package_search`` parameters; no ``q`` lists every SNM dataset."""
+    params = {"fq": f"organization:{SNM_ORGANIZATION}", "rows": str(rows), "start": str(start)}
+    if q:
+        params["q"] = q
+    return params
+
+
 async def fetch_artists(egress: Egress, base: str, q: str, limit: int, offset: int) -> Any:
     """``datastore_search`` on the SIKART resource with CKAN full-text ``q``."""
-    return await egress.get_json(f"{base}/datastore_search", {
-        "resource_id": SIKART_RESOURCE_ID, "q": q, "limit": str(limit), "offset": str(offset)})
+    return await egress.get_json(f"{base}/datastore_search", artists_params(q, limit, offset),
+                                 max_containers=containers_for(limit))
 
 
 async def fetch_artist(egress: Egress, base: str, artist_id: str) -> Any:
     """``datastore_search`` filtered by ``HAUPTNR``."""
     return await egress.get_json(f"{base}/datastore_search", {
         "resource_id": SIKART_RESOURCE_ID, "filters": json.dumps({"HAUPTNR": artist_id}),
-        "limit": "1"})
+        "limit": "1"}, max_containers=containers_for(1))
 
 
 async def fetch_datasets(egress: Egress, base: str, q: str, rows: int, start: int) -> Any:
     """``package_search`` within the SNM organisation."""
-    return await egress.get_json(f"{base}/package_search", {
-        "q": q, "fq": f"organization:{SNM_ORGANIZATION}", "rows": str(rows),
-        "start": str(start)})
+    return await egress.get_json(f"{base}/package_search", datasets_params(q, rows, start),
+                                 max_containers=containers_for(rows))
 
 
 async def fetch_resource(egress: Egress, base: str, resource_id: str) -> dict[str, Any]:
     """``resource_show``: the resource's metadata (``datastore_active`` among it)."""
-    return checked_result(await egress.get_json(f"{base}/resource_show", {"id": resource_id}),
-                          None)
+    return checked_result(await egress.get_json(f"{base}/resource_show", {"id": resource_id},
+                                                max_containers=containers_for(1)), None)
 
 
 async def fetch_rows(egress: Egress, base: str, resource_id: str, q: str | None, limit: int,
@@ -223,4 +267,5 @@ async def fetch_rows(egress: Egress, base: str, resource_id: str, q: str | None,
     params = {"resource_id": resource_id, "limit": str(limit), "offset": str(offset)}
     if q:
         params["q"] = q
-    return await egress.get_json(f"{base}/datastore_search", params)
+    return await egress.get_json(f"{base}/datastore_search", params,
+                                 max_containers=containers_for(limit))

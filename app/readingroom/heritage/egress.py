@@ -5,9 +5,17 @@ One policy for every upstream (the original retried only Memobase and Dodis):
 * **HTTPS only**, to hosts on an allow-list: the four upstream hosts plus the host of any base
   URL the operator set in the environment. Plain HTTP is allowed to loopback addresses only
   (the tests' and the self-test's fakes).
-* **Redirects are followed by us, never by httpx**, at most :data:`MAX_REDIRECTS` hops, each
-  target re-checked against the allow-list and the scheme rule; a POST is never redirected.
-  A refused hop is an ``API_ERROR`` naming the refused host.
+* **Redirects are followed by us, never by httpx**, at most :data:`MAX_REDIRECTS` hops, and
+  only within the origin asked: a hop must keep the scheme, host and port of the request
+  (another port of an allowed host is another service), and is re-checked against the
+  allow-list and the scheme rule; a POST is never redirected. A refused hop is an
+  ``API_ERROR`` naming the refused target. **Every hop is paced** like a request: at least
+  :data:`MIN_INTERVAL_S` after the previous request start to that host, whoever sent it.
+* **Bounded parsing**: a JSON body is parsed in a worker thread, and only after its container
+  count (``{`` and ``[``) is checked against what the page may hold for the records asked
+  (``max_containers``): millions of tiny containers are refused (``API_ERROR``, reason
+  ``too_many_items``) in milliseconds instead of becoming hundreds of megabytes of objects
+  on the event loop.
 * **One retry policy with a time budget**: HTTP 429, 5xx, timeouts and network errors are
   retried up to :data:`RETRY_ATTEMPTS` attempts in all, waiting ``Retry-After`` (429, +0-25 %)
   or 2 s x 2^(n-1) jittered by +-50 %, each wait capped at :data:`RETRY_MAX_DELAY_S`; no attempt
@@ -20,6 +28,7 @@ Pacing, body caps and typed errors are :class:`~readingroom.core.http.HttpClient
 from __future__ import annotations
 
 import contextvars
+import json
 import random as _random
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -35,6 +44,7 @@ from ..core.http import (
     HttpClient,
     Politeness,
     RateLimitedError,
+    UpstreamBodyError,
     UpstreamHttpError,
     UpstreamTransportError,
 )
@@ -43,6 +53,7 @@ __all__ = [
     "DEFAULT_HOSTS",
     "LOOPBACK_HOSTS",
     "MAX_REDIRECTS",
+    "MIN_INTERVAL_S",
     "POLITENESS",
     "RETRY_ATTEMPTS",
     "RETRY_BASE_S",
@@ -52,6 +63,8 @@ __all__ = [
     "Egress",
     "EgressRefused",
     "RedirectingTransport",
+    "containers_for",
+    "decode_json",
 ]
 
 DEFAULT_HOSTS = frozenset({
@@ -71,7 +84,14 @@ RETRY_AFTER_JITTER = 0.25
 REQUEST_TIMEOUT_S = 20.0
 """Per-phase httpx timeout, inside the budget."""
 
-POLITENESS = Politeness(min_interval=0.2, serial=False, max_retries=0)
+MIN_INTERVAL_S = 0.2
+"""The per-host floor between request starts, redirect hops included."""
+CONTAINERS_BASE = 2000
+CONTAINERS_PER_ITEM = 1000
+"""JSON containers one record may take: the real SIKART rows take 1, SNM packages about 57,
+Memobase records about 70 (lists trimmed to 3; 1000 leaves room for untrimmed ones)."""
+
+POLITENESS = Politeness(min_interval=MIN_INTERVAL_S, serial=False, max_retries=0)
 """Pacing per host (0.2 s between request starts); retries are :class:`Egress`'s own loop, so the
 core client makes one attempt each time (a 429 still reports its ``Retry-After``)."""
 
@@ -120,20 +140,54 @@ class AllowList:
         return None
 
 
-class RedirectingTransport(httpx.AsyncBaseTransport):
-    """Follows GET redirects itself, re-checking every hop against the allow-list.
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    port = url.port if url.port is not None else {"http": 80, "https": 443}.get(url.scheme)
+    return url.scheme, (url.host or "").lower(), port
 
-    A refused hop (or one past :data:`MAX_REDIRECTS`, or any redirect of a POST) returns the
-    3xx response as it came, and records why in a context variable that :class:`Egress` reads
-    to turn the core client's ``API_ERROR`` into a message naming the refused target.
+
+class _Pacer:
+    """The per-host floor between request starts, for every request the transport sends."""
+
+    def __init__(self, clock: Clock, interval: float) -> None:
+        self._clock = clock
+        self._interval = interval
+        self._locks: dict[str, anyio.Lock] = {}
+        self._last: dict[str, float] = {}
+
+    async def wait(self, url: httpx.URL) -> None:
+        """Wait for ``url``'s host's next start slot and claim it."""
+        _scheme, host, port = _origin(url)
+        key = f"{host}:{port}"
+        lock = self._locks.setdefault(key, anyio.Lock())
+        async with lock:
+            last = self._last.get(key)
+            if last is not None:
+                # A loop: a real timer may fire a tick early.
+                while (delay := last + self._interval - self._clock.monotonic()) > 0:
+                    await self._clock.sleep(delay)
+            self._last[key] = self._clock.monotonic()
+
+
+class RedirectingTransport(httpx.AsyncBaseTransport):
+    """Follows GET redirects itself, within the request's origin, pacing every hop.
+
+    A refused hop (another scheme, host or port, a target off the allow-list, one past
+    :data:`MAX_REDIRECTS`, or any redirect of a POST) returns the 3xx response as it came,
+    and records why in a context variable that :class:`Egress` reads to turn the core
+    client's ``API_ERROR`` into a message naming the refused target. Every request it sends,
+    the first and every hop, waits for the host's :data:`MIN_INTERVAL_S` slot (the core
+    client paces the first only).
     """
 
-    def __init__(self, inner: httpx.AsyncBaseTransport, allow: AllowList) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport, allow: AllowList, *,
+                 clock: Clock | None = None, interval: float = MIN_INTERVAL_S) -> None:
         self._inner = inner
         self._allow = allow
+        self._pacer = _Pacer(clock if clock is not None else SystemClock(), interval)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request`` and follow permitted redirects."""
+        await self._pacer.wait(request.url)
         response = await self._inner.handle_async_request(request)
         hops = 0
         while response.status_code in _REDIRECTS and "location" in response.headers:
@@ -143,17 +197,23 @@ class RedirectingTransport(httpx.AsyncBaseTransport):
                 reason = f"a {request.method} is never redirected"
             elif hops >= MAX_REDIRECTS:
                 reason = f"more than {MAX_REDIRECTS} redirects"
+            elif reason is None and _origin(target) != _origin(request.url):
+                reason = ("a redirect must keep the scheme, host and port of the request "
+                          f"({request.url.scheme}://{request.url.host}"
+                          f"{':' + str(request.url.port) if request.url.port else ''})")
             if reason is not None:
                 seen = _refusals.get()
                 if seen is not None:
-                    seen.append(f"redirect to {target.scheme}://{target.host}{target.path} "
-                                f"refused: {reason}")
+                    port = f":{target.port}" if target.port is not None else ""
+                    seen.append(f"redirect to {target.scheme}://{target.host}{port}"
+                                f"{target.path} refused: {reason}")
                 return response
             await response.aclose()
             hops += 1
             headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "host"]
             request = httpx.Request("GET", target, headers=headers,
                                     extensions=request.extensions)
+            await self._pacer.wait(request.url)
             response = await self._inner.handle_async_request(request)
         return response
 
@@ -191,7 +251,7 @@ class Egress:
         inner = transport if transport is not None else httpx.AsyncHTTPTransport()
         self.http = HttpClient(
             politeness=POLITENESS, timeout=REQUEST_TIMEOUT_S, user_agent=user_agent,
-            transport=RedirectingTransport(inner, allow), clock=self._clock,
+            transport=RedirectingTransport(inner, allow, clock=self._clock), clock=self._clock,
         )
 
     async def aclose(self) -> None:
@@ -199,15 +259,23 @@ class Egress:
         await self.http.aclose()
 
     async def get_json(self, url: str, params: dict[str, str] | None = None, *,
-                       accept: str = "application/json") -> Any:
-        """GET ``url`` and parse JSON, under the whole policy."""
-        return await self._within_policy(url, lambda: self.http.get_json(
-            url, params, headers={"Accept": accept}))
+                       accept: str = "application/json", max_containers: int | None = None
+                       ) -> Any:
+        """GET ``url`` and parse JSON, under the whole policy.
 
-    async def post_json(self, url: str, body: Any, *, accept: str = "application/json") -> Any:
+        ``max_containers`` bounds the objects and arrays the body may hold (see
+        :func:`containers_for`); default: :func:`containers_for` one item.
+        """
+        response = await self._within_policy(url, lambda: self.http.get(
+            url, params, headers={"Accept": accept}))
+        return await _parsed(response, max_containers)
+
+    async def post_json(self, url: str, body: Any, *, accept: str = "application/json",
+                        max_containers: int | None = None) -> Any:
         """POST ``body`` as JSON and parse the JSON answer, under the whole policy."""
-        return await self._within_policy(url, lambda: self.http.post_json(
+        response = await self._within_policy(url, lambda: self.http.post(
             url, json=body, headers={"Accept": accept}))
+        return await _parsed(response, max_containers)
 
     async def get_bytes(self, url: str, params: dict[str, str] | None = None, *,
                         accept: str = "application/xml") -> bytes:
@@ -276,3 +344,58 @@ class Egress:
             spread = 1.0 + RETRY_JITTER * (2.0 * self._jitter() - 1.0)
             delay = RETRY_BASE_S * 2 ** (attempt - 1) * spread
         return min(delay, RETRY_MAX_DELAY_S)
+
+
+def containers_for(items: int) -> int:
+    """The JSON objects and arrays an answer for ``items`` records may hold."""
+    return CONTAINERS_BASE + CONTAINERS_PER_ITEM * max(1, items)
+
+
+def _safe(url: httpx.URL) -> str:
+    port = f":{url.port}" if url.port is not None else ""
+    return f"{url.scheme}://{url.host}{port}{url.path}"
+
+
+def decode_json(content: bytes, max_containers: int, where: str = "the upstream") -> Any:
+    """``content`` as JSON, after counting its containers; a typed ``API_ERROR`` otherwise.
+
+    Pure and synchronous (the caller runs it in a worker thread). The count (``{`` and ``[``
+    bytes, a C-speed scan that may over-count brackets inside strings) is checked first, so a
+    body of millions of tiny containers is refused before any object is built. The error
+    never quotes the body.
+
+    Raises:
+        UpstreamBodyError: too many containers, not UTF-8, not JSON, or nested too deeply.
+    """
+    containers = content.count(b"{") + content.count(b"[")
+    if containers > max_containers:
+        raise UpstreamBodyError(
+            f"{where} answered with {containers} JSON objects and arrays, more than the "
+            f"{max_containers} a page of the records asked for can hold; it was not parsed. "
+            "The result is unknown.",
+            details={"reason": "too_many_items", "containers": containers,
+                     "max_containers": max_containers},
+        )
+    try:
+        return json.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        reason = {UnicodeDecodeError: "not UTF-8", RecursionError: "nested too deeply"}.get(
+            type(exc), "not JSON")
+        # `from None`: a JSON error quotes the document, and the body is never reported.
+        raise UpstreamBodyError(
+            f"{where} answered with a body that is {reason}.", details={"reason": reason},
+        ) from None
+
+
+async def _parsed(response: httpx.Response, max_containers: int | None) -> Any:
+    """The response's JSON, decoded in a worker thread (the event loop keeps serving)."""
+    url = response.request.url
+    budget = max_containers if max_containers is not None else containers_for(1)
+    try:
+        return await anyio.to_thread.run_sync(decode_json, response.content, budget,
+                                              _safe(url))
+    except UpstreamBodyError as exc:
+        exc.details.update({"status": response.status_code, "host": url.host,
+                            "path": url.path,
+                            "content_type": response.headers.get("content-type", "")})
+        raise

@@ -21,11 +21,16 @@ two or more words loosens once), ``__500__`` (HTTP 500), ``__429__`` (HTTP 429,
 (``error``: HTTP 500, retried; ``broken``: an unreadable 200, not retried;
 ``rate_limited``). Resource ``11111111-…`` has a DataStore, ``66666666-…`` has none, any
 other is CKAN's Not Found.
+
+:attr:`script` lets a test put any answer on the wire (the regression tests' scripted faults):
+a function ``(prefix, path, params, body) -> (status, headers, bytes) | None`` asked first
+for every request; None falls through to the canned answers.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from importlib import resources
@@ -33,7 +38,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..core.loopback import LoopbackServer
 
-__all__ = ["PREFIXES", "FakeUpstreams", "RequestRecord", "canned"]
+__all__ = ["PREFIXES", "Answer", "FakeUpstreams", "RequestRecord", "Script", "canned"]
 
 PREFIXES: dict[str, str] = {
     "ckan": "CKAN_API_URL",
@@ -45,6 +50,10 @@ PREFIXES: dict[str, str] = {
 _JSON = {"Content-Type": "application/json;charset=utf-8"}
 _LD = {"Content-Type": "application/ld+json;charset=utf-8"}
 _XML = {"Content-Type": "text/xml;charset=UTF-8"}
+Answer = tuple[int, dict[str, str], bytes]
+"""(status, headers, body) of one scripted answer."""
+Script = Callable[[str, str, dict[str, str], str], "Answer | None"]
+"""(prefix, path after the prefix, query parameters, request body) → an answer or None."""
 ACTIVE = "11111111-2222-3333-4444-555555555555"
 INACTIVE = "66666666-7777-8888-9999-000000000000"
 
@@ -74,6 +83,7 @@ class FakeUpstreams(LoopbackServer):
         super().__init__()
         self.slow_seconds = slow_seconds
         self.modes: dict[str, str] = {}
+        self.script: Script | None = None
         self._log: list[RequestRecord] = []
 
     def env(self) -> dict[str, str]:
@@ -104,7 +114,12 @@ class FakeUpstreams(LoopbackServer):
         length = int(handler.headers.get("Content-Length") or 0)
         body = handler.rfile.read(length).decode("utf-8", "replace") if length else ""
         raw = unquote(split.query) + body
-        status, headers, content, delay = self._answer(prefix, rest, params, raw)
+        scripted = self.script(prefix, rest, params, body) if self.script is not None else None
+        if scripted is not None:
+            status, headers, content = scripted
+            delay = 0.0
+        else:
+            status, headers, content, delay = self._answer(prefix, rest, params, raw)
         time.sleep(delay)
         head = [f"HTTP/1.0 {status} {'OK' if status == 200 else 'Error'}",
                 f"Content-Length: {len(content)}", "Connection: close",

@@ -2,7 +2,9 @@
 
 ``GET {base}/?q=&size=&offset=`` answers a ``hydra:Collection`` (``hydra:member``,
 ``hydra:totalItems``); ``GET {base}/record/<id>`` one ``rico:Record``. Both asked with
-``Accept: application/ld+json``. Parsing is pure and tested on the real recordings.
+``Accept: application/ld+json``. Parsing is pure and tested on the real recordings; pages
+follow :mod:`.shape`'s rule. Record ids may be given with the ``mbr:`` prefix the records carry
+(the original stripped it too).
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from ..core.errors import Code, CoreError
-from .egress import Egress
+from ..core.errors import CoreError
+from .egress import Egress, containers_for
+from .shape import Page, listed, mapping_with, page_of, shape_error, text_of
 from .sources import MEMOBASE
 
 __all__ = [
@@ -21,6 +24,7 @@ __all__ = [
     "fetch_search",
     "parse_record",
     "parse_search",
+    "record_id",
     "record_item",
 ]
 
@@ -28,9 +32,7 @@ ACCEPT = "application/ld+json"
 
 
 def _shape(message: str, **details: Any) -> CoreError:
-    return CoreError(Code.API_ERROR, f"Memobase: {message}", details=details,
-                     remediation="Memobase answered in an unexpected shape; the result is "
-                     "unknown, not empty.")
+    return shape_error("Memobase", message, **details)
 
 
 def _texts(value: Any) -> list[str]:
@@ -41,37 +43,44 @@ def _texts(value: Any) -> list[str]:
     return []
 
 
-def _usage_rule(record: Mapping[str, Any]) -> tuple[str | None, str | None]:
+def _mappings(value: Any, name: str, problems: set[str]) -> list[Mapping[str, Any]]:
+    return [v for v in listed(value, name, problems) if isinstance(v, Mapping)]
+
+
+def _usage_rule(record: Mapping[str, Any], problems: set[str]
+                ) -> tuple[str | None, str | None]:
     """The item's usage rule (name, URI): the digital object's first, else the physical one's."""
     found: dict[str, tuple[str | None, str | None]] = {}
-    for inst in record.get("hasInstantiation") or []:
-        if not isinstance(inst, Mapping):
-            continue
-        for rule in inst.get("isOrWasRegulatedBy") or []:
-            if isinstance(rule, Mapping) and rule.get("type") == "usage":
-                same = rule.get("sameAs")
-                uris = _texts(same)
-                uri = uris[0] if uris else None
-                found.setdefault(str(inst.get("type")), (rule.get("name"), uri))
+    for inst in _mappings(record.get("hasInstantiation"), "hasInstantiation", problems):
+        for rule in _mappings(inst.get("isOrWasRegulatedBy"), "isOrWasRegulatedBy", problems):
+            if rule.get("type") == "usage":
+                uris = _texts(rule.get("sameAs"))
+                found.setdefault(text_of(inst.get("type")) or "",
+                                 (text_of(rule.get("name")), uris[0] if uris else None))
     return found.get("digitalObject") or found.get("physicalObject") or (None, None)
 
 
-def record_item(record: Mapping[str, Any]) -> dict[str, Any]:
-    """One ``rico:Record`` as an item, with the metadata licence and the object's own rule."""
-    raw_id = str(record.get("@id") or "")
+def record_item(record: Mapping[str, Any], problems: set[str] | None = None) -> dict[str, Any]:
+    """One ``rico:Record`` as an item, with the metadata licence and the object's own rule.
+
+    Fields of the wrong type are treated as absent; their names go to ``problems``.
+    """
+    noted: set[str] = problems if problems is not None else set()
+    raw_id = text_of(record.get("@id")) or ""
     rid = raw_id.removeprefix("mbr:")
     created = record.get("created")
-    date = created.get("normalizedDateValue") if isinstance(created, Mapping) else None
-    holder = next((r.get("name") for r in record.get("isOrWasRegulatedBy") or []
-                   if isinstance(r, Mapping) and r.get("type") == "holder"), None)
-    usage, rights_url = _usage_rule(record)
+    date = text_of(created.get("normalizedDateValue")) if isinstance(created, Mapping) else None
+    holder = next((text_of(r.get("name")) for r in
+                   _mappings(record.get("isOrWasRegulatedBy"), "isOrWasRegulatedBy", noted)
+                   if r.get("type") == "holder"), None)
+    usage, rights_url = _usage_rule(record, noted)
     notes = _texts(record.get("abstract")) + _texts(record.get("descriptiveNote"))
     return {
         "source": MEMOBASE.id,
         "collection": "memobase",
         "id": rid,
-        "title": record.get("title"),
-        "type": record.get("type"),
+        "title": text_of(record.get("title")),
+        "type": text_of(record.get("type")),
         "date": date,
         "description": notes[0] if notes else None,
         "permalink": f"https://memobase.ch/record/{rid}" if rid else None,
@@ -85,36 +94,54 @@ def record_item(record: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def parse_search(payload: Any) -> tuple[list[dict[str, Any]], int | None]:
-    """A Hydra collection → (items, ``hydra:totalItems``)."""
-    if not isinstance(payload, Mapping) or not isinstance(payload.get("hydra:member"), list):
+def parse_search(payload: Any, *, offset: int = 0, limit: int = 100) -> Page:
+    """A Hydra collection → the page of ``rico:Record`` members (each with an ``@id``)."""
+    if not isinstance(payload, Mapping) or "hydra:member" not in payload:
         keys = sorted(payload) if isinstance(payload, Mapping) else type(payload).__name__
         raise _shape("no hydra:member list in the answer.", keys=keys)
-    total = payload.get("hydra:totalItems")
-    items = [record_item(m) for m in payload["hydra:member"] if isinstance(m, Mapping)]
-    return items, total if isinstance(total, int) and not isinstance(total, bool) else None
+    return page_of("Memobase", payload["hydra:member"], payload.get("hydra:totalItems"),
+                   offset=offset, limit=limit, readable=mapping_with("@id"), what="records")
 
 
-def parse_record(payload: Any) -> dict[str, Any]:
-    """One ``rico:Record`` → its item, plus the record's titles and identifiers."""
-    if not isinstance(payload, Mapping) or not payload.get("@id"):
-        raise _shape("the record has no @id.")
-    item = record_item(payload)
-    item["titles"] = [t.get("title") for t in payload.get("hasOrHadTitle") or []
-                      if isinstance(t, Mapping) and t.get("title")]
-    item["identifiers"] = [i.get("identifier") for i in payload.get("hasOrHadIdentifier") or []
-                           if isinstance(i, Mapping) and i.get("identifier")]
+def record_id(item_id: str) -> str:
+    """The id Memobase's ``/record/`` takes: the original stripped an ``mbr:`` prefix too."""
+    return item_id.removeprefix("mbr:")
+
+
+def parse_record(payload: Any, item_id: str | None = None) -> dict[str, Any]:
+    """One ``rico:Record`` → its item, plus the record's titles and identifiers.
+
+    Raises:
+        CoreError: API_ERROR for an answer without ``@id``, or (``item_id`` given) the record
+            of another id.
+    """
+    if not isinstance(payload, Mapping) or not text_of(payload.get("@id")):
+        raise _shape("the record has no @id.", reason="record_unreadable")
+    problems: set[str] = set()
+    item = record_item(payload, problems)
+    if item_id is not None and item["id"] != record_id(item_id):
+        raise _shape(f"asked for record {record_id(item_id)}, it answered another one.",
+                     reason="identifier_mismatch")
+    item["titles"] = [t for r in _mappings(payload.get("hasOrHadTitle"), "hasOrHadTitle",
+                                           problems) if (t := text_of(r.get("title")))]
+    item["identifiers"] = [i for r in _mappings(payload.get("hasOrHadIdentifier"),
+                                                "hasOrHadIdentifier", problems)
+                           if (i := text_of(r.get("identifier")))]
     item["same_as"] = _texts(payload.get("sameAs"))
     item["part_of"] = payload.get("isOrWasPartOf")
+    if problems:
+        item["unreadable_fields"] = sorted(problems)
     return item
 
 
 async def fetch_search(egress: Egress, base: str, query: str, size: int, offset: int) -> Any:
     """The search request."""
     return await egress.get_json(f"{base}/", {"q": query, "size": str(size),
-                                              "offset": str(offset)}, accept=ACCEPT)
+                                              "offset": str(offset)}, accept=ACCEPT,
+                                 max_containers=containers_for(size))
 
 
 async def fetch_record(egress: Egress, base: str, item_id: str) -> Any:
     """The record request."""
-    return await egress.get_json(f"{base}/record/{quote(item_id, safe='')}", accept=ACCEPT)
+    return await egress.get_json(f"{base}/record/{quote(record_id(item_id), safe='')}",
+                                 accept=ACCEPT, max_containers=containers_for(1))

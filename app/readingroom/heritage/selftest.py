@@ -8,8 +8,9 @@ executable beside this one) against :class:`~.fake_upstreams.FakeUpstreams`, and
   Markdown with the source-and-licence footer as text;
 * cross-search with CKAN failing: artists and museum ``error``, the National Library still
   answering;
-* records' own licences (SIKART rows CC BY-NC-SA), a not-found detail as a ``none`` envelope,
-  a resource without a DataStore refused, Dodis full text withheld;
+* records' own licences (SIKART rows CC BY-NC-SA), an unknown id as a ``NOT_FOUND`` error
+  (the suite's rule for fetch tools), a resource without a DataStore refused, Dodis full text
+  withheld;
 * a redirect to a host outside the allow-list refused;
 * the Helveticat guards (a change date without a set, neither query nor set) send nothing;
 * the shared checks of :mod:`readingroom.core.selftest` (stdout purity, credit and the
@@ -150,11 +151,11 @@ def _exercise(report: SelfTestReport, argv: list[str], env: dict[str, str], errl
         licence = (artist.get("items") or [{}])[0].get("licence")
         report.add("record licences and honest envelopes",
                    licence == "CC BY-NC-SA"
-                   and (missing.get("result") or {}).get("match_type") == "none"
+                   and (missing.get("error") or {}).get("code") == "NOT_FOUND"
                    and (nods.get("error") or {}).get("code") == "CAPABILITY_UNAVAILABLE"
                    and "NICHT AUSGEBEN" not in json.dumps(doc),
-                   f"SIKART licence {licence}; not found -> "
-                   f"{(missing.get('result') or {}).get('match_type')}; no DataStore -> "
+                   f"SIKART licence {licence}; unknown id -> "
+                   f"{(missing.get('error') or {}).get('code')}; no DataStore -> "
                    f"{(nods.get('error') or {}).get('code')}; Dodis full text withheld")
 
         say("a redirect off the allow-list")

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import httpx
 from mcp.server.lowlevel import Server
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field, StringConstraints, field_validator
 
 from ..core.clock import Clock
 from ..core.envelope import Envelope
@@ -29,6 +30,8 @@ from .content import PROMPTS, RESOURCES
 from .helveticat.client import HelveticatClient
 from .helveticat.service import HelveticatService
 from .helveticat.tools import helveticat_tool_specs
+from .inputs import HeritageInput
+from .paging import MAX_CURSOR_LEN
 from .render import render_markdown
 from .service import HeritageService, helveticat_lane
 
@@ -62,25 +65,30 @@ CrossSource = Literal["sik_isea", "snm", "nb"]
 _ALL_CROSS: tuple[CrossSource, ...] = ("sik_isea", "snm", "nb")
 _FORMAT_HELP = ("markdown: readable text with a source-and-licence footer; json: the envelope "
                 "as JSON text. structuredContent always holds the envelope.")
+_DATE_ARG = re.compile(r"^\d{1,4}(?:-\d{2}(?:-\d{2})?)?$")
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+_CURSOR_HELP = ("Continue where the previous answer stopped: its data.next_cursor, passed with "
+                "the same words. Keeps a loosened (fuzzy) search loosened on every page.")
 
 
-class ArtistSearchInput(_Input):
+class ArtistSearchInput(HeritageInput):
     """Search SIKART artists."""
 
-    query: str = Field(min_length=1, max_length=200, pattern=r"\S",
-                       description="Name or words (all must match), e.g. 'Giacometti'.")
+    query: str | None = Field(None, min_length=1, max_length=200, pattern=r"\S",
+                              description="Name or words (all must match), e.g. 'Giacometti'. "
+                              "May be left out when region is given.")
     region: str | None = Field(None, max_length=100,
-                               description="Birth/death place or canton, added to the query.")
+                               description="Birth/death place or canton, added to the query; "
+                               "alone, it lists the artists of that place.")
     limit: int = Field(20, ge=1, le=100, description="Rows to return (1-100).")
     offset: int = Field(0, ge=0, le=100_000, description="Rows to skip (paging).")
+    cursor: str | None = Field(None, min_length=1, max_length=MAX_CURSOR_LEN,
+                               description=_CURSOR_HELP)
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class ArtistInput(_Input):
+class ArtistInput(HeritageInput):
     """One SIKART artist."""
 
     artist_id: str = Field(min_length=1, max_length=20, pattern=r"^\d+$",
@@ -88,19 +96,22 @@ class ArtistInput(_Input):
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class MuseumSearchInput(_Input):
+class MuseumSearchInput(HeritageInput):
     """Search the Swiss National Museum's datasets."""
 
-    query: str = Field(min_length=1, max_length=200, pattern=r"\S",
-                       description="Words, e.g. 'Archäologie', 'Waffen'.")
+    query: str | None = Field(None, min_length=1, max_length=200, pattern=r"\S",
+                              description="Words, e.g. 'Archäologie', 'Waffen'. Leave out to "
+                              "list every SNM dataset.")
     collection: str | None = Field(None, max_length=100,
                                    description="A collection word added to the query.")
     limit: int = Field(10, ge=1, le=100, description="Datasets to return (1-100).")
     offset: int = Field(0, ge=0, le=10_000, description="Datasets to skip (paging).")
+    cursor: str | None = Field(None, min_length=1, max_length=MAX_CURSOR_LEN,
+                               description=_CURSOR_HELP)
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class BrowseInput(_Input):
+class BrowseInput(HeritageInput):
     """Rows of one CKAN DataStore resource."""
 
     resource_id: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9-]+$",
@@ -111,7 +122,7 @@ class BrowseInput(_Input):
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class CrossSearchInput(_Input):
+class CrossSearchInput(HeritageInput):
     """One query over artists, museum and National Library."""
 
     query: str = Field(min_length=2, max_length=200, description="Words to search for.")
@@ -122,35 +133,49 @@ class CrossSearchInput(_Input):
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class MemorySearchInput(_Input):
+DateText = Annotated[str, StringConstraints(max_length=20)]
+
+
+class MemorySearchInput(HeritageInput):
     """Search Memobase and/or Dodis."""
 
     query: str = Field(min_length=2, max_length=200, description="Words to search for.")
     collection: Literal["memobase", "dodis", "all"] = Field(
         "all", description="memobase (photo, film, sound), dodis (diplomatic documents), or "
         "all.")
-    date_from: int | None = Field(None, ge=0, le=2100,
-                                  description="Earliest year (client-side on the page; undated "
-                                  "items kept).")
-    date_to: int | None = Field(None, ge=0, le=2100, description="Latest year (likewise).")
+    date_from: int | DateText | None = Field(
+        None, description="Earliest year: 1900, or an ISO date '1900-01-01' as the original "
+        "took it (the year is compared). Client-side on the page; undated items kept.")
+    date_to: int | DateText | None = Field(None, description="Latest year or ISO date (likewise).")
     media_type: str | None = Field(None, max_length=50,
                                    description="Type substring, e.g. 'Foto' (client-side).")
     limit: int = Field(10, ge=1, le=100, description="Items per source (1-100).")
     offset: int = Field(0, ge=0, le=100_000, description="Items to skip per source.")
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
+    @field_validator("date_from", "date_to", mode="before")
+    @classmethod
+    def _date(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("a year or an ISO date, not a boolean")
+        if isinstance(value, int) and not 0 <= value <= 2100:
+            raise ValueError("a year between 0 and 2100")
+        if isinstance(value, str) and not _DATE_ARG.fullmatch(value.strip()):
+            raise ValueError("a year (1900) or an ISO date (1900-01-01)")
+        return value
 
-class MemoryItemInput(_Input):
+
+class MemoryItemInput(HeritageInput):
     """One Memobase record or Dodis document."""
 
     collection: Literal["memobase", "dodis"] = Field(description="Where the item is.")
     item_id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-]+$",
                          description="The item id from heritage_search_memory, e.g. "
-                         "'abb-001-1603_39_Foto_St' or 'G27'.")
+                         "'abb-001-1603_39_Foto_St' (the 'mbr:' prefix may stay) or 'G27'.")
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
 
 
-class ListCollectionsInput(_Input):
+class ListCollectionsInput(HeritageInput):
     """No arguments but the format."""
 
     response_format: Format = Field("markdown", description=_FORMAT_HELP)
@@ -166,8 +191,10 @@ INSTRUCTIONS = (
     "heritage_search_memory, heritage_get_memory_item, heritage_list_memory_collections "
     "(the original's search_heritage, get_heritage_item, list_heritage_collections). "
     "match_type fuzzy means one loosened retry after zero exact hits: check relevance. A "
-    "source with status error or rate_limited has an UNKNOWN result, not an empty one. Each "
-    "item carries its own licence; respect it (SIKART: CC BY-NC-SA)."
+    "source with status error or rate_limited, an API_ERROR, or a missing result.total is "
+    "UNKNOWN, not empty; match_type none is a genuine zero. An unknown id in a fetch tool is "
+    "NOT_FOUND. Continue with data.next_cursor. Each item carries its own licence; respect it "
+    "(SIKART: CC BY-NC-SA). Every tool also accepts the original's {\"params\": {...}} form."
 )
 
 
@@ -187,7 +214,8 @@ def tool_specs(service: HeritageService) -> list[ToolSpec]:
 
     async def search_artists(a: ArtistSearchInput) -> Envelope | Reply:
         return reply(await service.search_artists(a.query, a.region, a.limit, a.offset,
-                                                  arguments=_args(a)), a.response_format)
+                                                  cursor=a.cursor, arguments=_args(a)),
+                     a.response_format)
 
     async def get_artist(a: ArtistInput) -> Envelope | Reply:
         return reply(await service.get_artist(a.artist_id, arguments=_args(a)),
@@ -195,7 +223,8 @@ def tool_specs(service: HeritageService) -> list[ToolSpec]:
 
     async def search_museum(a: MuseumSearchInput) -> Envelope | Reply:
         return reply(await service.search_museum(a.query, a.collection, a.limit, a.offset,
-                                                 arguments=_args(a)), a.response_format)
+                                                 cursor=a.cursor, arguments=_args(a)),
+                     a.response_format)
 
     async def browse(a: BrowseInput) -> Envelope | Reply:
         return reply(await service.browse_collection(a.resource_id, a.query, a.limit, a.offset,
@@ -221,31 +250,35 @@ def tool_specs(service: HeritageService) -> list[ToolSpec]:
         ToolSpec(
             "heritage_search_artists", "Search Swiss artists (SIKART)",
             "Search the SIKART Lexikon's ~17,000 artists (SIK-ISEA, opendata.swiss) by name or "
-            "words; all words must match. region (place or canton) narrows. Zero hits with 2+ "
-            "words → one retry with the longest word, match_type fuzzy. Items: id (HAUPTNR for "
-            "heritage_get_artist), name, life dates, canton, vita, SIKART link, the row's own "
-            "licence (CC BY-NC-SA) and the raw row. Paging: offset; data.next_offset when "
-            "has_more.",
+            "words; all words must match. region (place or canton) narrows, or alone lists a "
+            "place's artists. Zero hits with 2+ words → one retry with the longest word, "
+            "match_type fuzzy. Items: id (HAUPTNR for heritage_get_artist), name, life dates, "
+            "canton, vita, SIKART link, the row's own licence (CC BY-NC-SA) and the raw row. "
+            "Paging: pass data.next_cursor (keeps a fuzzy search fuzzy) with the same words, or "
+            "offset. No result.total means the count is unknown, not zero.",
             ArtistSearchInput, search_artists),
         ToolSpec(
             "heritage_get_artist", "Get one SIKART artist",
             "The full SIKART row of one artist by HAUPTNR (from heritage_search_artists), with "
-            "its licence. Not found is an envelope with match_type none, not an error.",
+            "its licence. An id SIKART does not have is a NOT_FOUND error; an upstream failure "
+            "is API_ERROR (unknown, not 'no such artist').",
             ArtistInput, get_artist),
         ToolSpec(
             "heritage_search_museum_datasets", "Search Swiss National Museum datasets",
-            "Search the Swiss National Museum's (SNM) open datasets on opendata.swiss. Zero "
-            "hits → one retry with every word as a prefix, OR-ed (fuzzy). Items: dataset name, "
-            "title, description, link, licence, resources (id, format, url, "
-            "datastore_active). Use a resource id with datastore_active true in "
-            "heritage_browse_collection; others are downloads only.",
+            "Search the Swiss National Museum's (SNM) open datasets on opendata.swiss; without "
+            "a query, list them all. Zero hits → one retry with every word as a prefix, OR-ed "
+            "(fuzzy). Items: dataset name, title, description, link, licence, resources (id, "
+            "format, url, datastore_active). Use a resource id with datastore_active true in "
+            "heritage_browse_collection; others are downloads only. Paging: data.next_cursor "
+            "with the same words, or offset.",
             MuseumSearchInput, search_museum),
         ToolSpec(
             "heritage_browse_collection", "Browse a museum dataset's rows",
             "Rows of one CKAN DataStore resource (an id from heritage_search_museum_datasets), "
             "optionally filtered by query. Checks datastore_active first: a resource without a "
             "DataStore is refused with its download URL (CAPABILITY_UNAVAILABLE), never "
-            "answered as empty. data.meta.fields lists the columns.",
+            "answered as empty; an unknown resource id is NOT_FOUND. data.meta.fields lists "
+            "the columns.",
             BrowseInput, browse),
         ToolSpec(
             "heritage_cross_search", "Search artists, museum and National Library at once",
@@ -258,16 +291,18 @@ def tool_specs(service: HeritageService) -> list[ToolSpec]:
             "heritage_search_memory", "Search Memobase and Dodis",
             "Search Memobase (photos, film, video, sound of Swiss memory institutions) and/or "
             "Dodis (Swiss diplomatic documents, persons, places). Was search_heritage. "
-            "date_from/date_to (years) and media_type filter the fetched page client-side "
-            "(undated items kept; the answer says how many were removed). Items: id for "
+            "date_from/date_to (years, or ISO dates like '1900-01-01': the year is compared) "
+            "and media_type filter the fetched page client-side (undated items kept; the "
+            "answer says how many were removed). Items: id for "
             "heritage_get_memory_item, title, type, date, permalink, metadata licence and the "
             "object's own usage rule. Dodis gives no total.",
             MemorySearchInput, search_memory),
         ToolSpec(
             "heritage_get_memory_item", "Get one Memobase or Dodis item",
             "One Memobase record or Dodis document by id (from heritage_search_memory). Was "
-            "get_heritage_item. Dodis full-text fields are never returned (their names are in "
-            "withheld_fields). Not found is an envelope with match_type none.",
+            "get_heritage_item. Memobase ids may keep their 'mbr:' prefix. Dodis full-text "
+            "fields are never returned (their names are in withheld_fields). An id the source "
+            "does not have is a NOT_FOUND error.",
             MemoryItemInput, get_item),
         ToolSpec(
             "heritage_list_memory_collections", "List the memory institutions",

@@ -6,6 +6,12 @@ end of one exchange to the next, a few retries of 429/5xx and failed exchanges w
 backoff (the tool deadline bounds the whole). Redirects are never followed (``HttpClient``),
 and an endpoint must be HTTPS; only a loopback host (the tests' and the self-test's fakes) may
 be plain HTTP.
+
+**Bounded work.** Every answer is parsed in a worker thread (lxml releases the interpreter
+lock while it parses, so the server keeps answering pings and cancellations), and only after
+its markup count is checked against what was asked: a body of millions of tiny elements is
+refused (``API_ERROR``, reason ``too_many_elements``) before a tree is built. An OAI answer of
+another verb than the one asked (``ListSets`` for ``ListRecords``) is an ``API_ERROR`` too.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import anyio
 import httpx
 
 from ... import __version__
@@ -30,6 +37,7 @@ __all__ = [
     "HELVETICAT_SRU_URL",
     "MAX_RECORDS",
     "MIN_REQUEST_INTERVAL",
+    "OAI_MAX_MARKUP",
     "POLITENESS",
     "SRU_RECORD_SCHEMA",
     "SRU_VERSION",
@@ -52,6 +60,13 @@ SRU_VERSION = "1.2"
 SRU_RECORD_SCHEMA = "dc"
 """The schema of both real Helveticat SRU samples; full MARC comes from ``GetRecord``."""
 MIN_REQUEST_INTERVAL = 1.0
+SRU_MARKUP_PER_RECORD = 2000
+"""Tags (``<``) one record of an answer may take: the real Dublin Core records take about 30,
+the real MARCXML ones about 150."""
+SRU_MARKUP_BASE = 4000
+OAI_MAX_MARKUP = 500_000
+"""Tags an OAI-PMH answer may hold: Alma's ListRecords pages are 100 MARC21 records (about
+600 tags each); 68 sets take 280."""
 
 POLITENESS = Politeness(
     min_interval=MIN_REQUEST_INTERVAL,
@@ -159,8 +174,10 @@ class HelveticatClient:
         endpoint = check_endpoint(self.sru_url, HELVETICAT_SRU_URL)
         params = self.sru_params(cql, start=start, count=count)
         response = await self._http.get(endpoint, params)
-        return SruExchange(params=params, endpoint=endpoint,
-                           response=parse_search_retrieve(response.content))
+        budget = SRU_MARKUP_BASE + SRU_MARKUP_PER_RECORD * int(params["maximumRecords"])
+        body = _within_markup(response.content, budget, "SRU")
+        parsed = await anyio.to_thread.run_sync(parse_search_retrieve, body)
+        return SruExchange(params=params, endpoint=endpoint, response=parsed)
 
     async def oai(self, params: Mapping[str, str]) -> OaiExchange:
         """Send one OAI-PMH request and parse it (``core.oaipmh``), ``<error>``s included.
@@ -174,4 +191,34 @@ class HelveticatClient:
         endpoint = check_endpoint(self.oai_url, HELVETICAT_OAI_URL)
         sent = dict(params)
         response = await self._http.get(endpoint, sent)
-        return OaiExchange(params=sent, endpoint=endpoint, response=parse_oai(response.content))
+        body = _within_markup(response.content, OAI_MAX_MARKUP, "OAI-PMH")
+        parsed = await anyio.to_thread.run_sync(parse_oai, body)
+        asked = sent.get("verb")
+        if parsed.verb is not None and asked is not None and parsed.verb != asked:
+            raise CoreError(
+                Code.API_ERROR,
+                f"Helveticat answered a {asked} request with {parsed.verb}: not the list that "
+                "was asked for. The result is unknown, not empty.",
+                details={"asked_verb": asked, "answered_verb": parsed.verb,
+                         "reason": "wrong_verb"},
+                remediation="Try again later; report it if it persists.",
+            )
+        return OaiExchange(params=sent, endpoint=endpoint, response=parsed)
+
+
+def _within_markup(body: bytes, budget: int, what: str) -> bytes:
+    """``body`` if it holds at most ``budget`` tags; else API_ERROR before any parsing.
+
+    Counting ``<`` is a C-speed scan; a tree of millions of tiny elements costs hundreds of
+    megabytes once built.
+    """
+    tags = body.count(b"<")
+    if tags > budget:
+        raise CoreError(
+            Code.API_ERROR,
+            f"Helveticat's {what} answer holds {tags} tags, more than the {budget} a page of "
+            "the records asked for can take; it was not read. The result is unknown.",
+            details={"reason": "too_many_elements", "tags": tags, "max_tags": budget},
+            remediation="Try again later, or ask for fewer records (limit).",
+        )
+    return body

@@ -6,9 +6,13 @@ another query). An OAI cursor holds the request that yields the page to continue
 first request's set, format and window, or a ``resumptionToken``) and how many records of that
 page were already returned: Alma's pages hold 100 records, more than one answer gives, so a
 page may be read in several answers (OAI-PMH §3.5.1 makes a repeated request, token included,
-give the same page while the repository is unchanged).
+give the same page while the repository is unchanged). It keeps the change-date window of
+the first request on every later page, and short hashes of the tokens already followed, so a
+token that points back to a page already served is seen (OAI-PMH tokens are opaque; a
+repository that hands out its own token again would otherwise be paged for ever).
 
-The cursor is base64url of compact JSON; it is checked on the way in, never trusted.
+The cursor is base64url of compact JSON; it is checked on the way in, never trusted: its
+shape here, its values by the service exactly as fresh arguments are (set, format, dates).
 """
 
 from __future__ import annotations
@@ -17,14 +21,33 @@ import base64
 import binascii
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from ...core.errors import Code, CoreError
 
-__all__ = ["OaiCursor", "SruCursor", "decode_cursor", "encode_cursor", "query_fingerprint"]
+__all__ = [
+    "MAX_SEEN",
+    "MAX_SKIP",
+    "MAX_TOKEN_LEN",
+    "OaiCursor",
+    "SruCursor",
+    "decode_cursor",
+    "encode_cursor",
+    "query_fingerprint",
+    "token_hash",
+]
 
 _MAX_LEN = 4096
+MAX_TOKEN_LEN = 1024
+"""The longest resumption token carried (Alma's are about 60 characters)."""
+MAX_SKIP = 10_000
+"""More records than one OAI page holds (Alma: 100)."""
+MAX_SEEN = 8
+"""Token hashes remembered for loop detection."""
+_FINGERPRINT = re.compile(r"^[0-9a-f]{12}$")
+_TOKEN_HASH = re.compile(r"^[0-9a-f]{16}$")
 
 
 @dataclass(frozen=True)
@@ -46,6 +69,14 @@ class OaiCursor:
     token: str | None = None
     from_date: str | None = None
     until_date: str | None = None
+    seen: tuple[str, ...] = ()
+    """:func:`token_hash` of every token followed so far, oldest first (at most
+    :data:`MAX_SEEN`)."""
+
+
+def token_hash(token: str) -> str:
+    """A short hash of a resumption token, for loop detection inside a cursor."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()[:16]
 
 
 def query_fingerprint(index: str, term: str) -> str:
@@ -65,6 +96,8 @@ def encode_cursor(cursor: SruCursor | OaiCursor) -> str:
                            ("un", cursor.until_date)):
             if value is not None:
                 data[key] = value
+        if cursor.seen:
+            data["h"] = list(cursor.seen[-MAX_SEEN:])
     raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
@@ -97,19 +130,29 @@ def decode_cursor(text: str) -> SruCursor | OaiCursor:
     try:
         if data.get("p") == "sru":
             start, relation, fingerprint = data["s"], data["r"], data["f"]
-            if not (isinstance(start, int) and start >= 1 and relation in ("=", "all")
-                    and isinstance(fingerprint, str)):
+            if not (isinstance(start, int) and not isinstance(start, bool) and start >= 1
+                    and relation in ("=", "all") and isinstance(fingerprint, str)
+                    and _FINGERPRINT.fullmatch(fingerprint)):
                 raise _bad("malformed")
             return SruCursor(start=start, relation=relation, fingerprint=fingerprint)
         if data.get("p") == "oai":
             values = {k: data.get(k) for k in ("t", "fr", "un")}
+            seen = data.get("h", [])
+            skip = data["k"]
             if not (isinstance(data["set"], str) and isinstance(data["m"], str)
-                    and isinstance(data["k"], int) and data["k"] >= 0
-                    and all(v is None or isinstance(v, str) for v in values.values())):
+                    and isinstance(skip, int) and not isinstance(skip, bool)
+                    and 0 <= skip <= MAX_SKIP
+                    and all(v is None or isinstance(v, str) for v in values.values())
+                    and isinstance(seen, list) and len(seen) <= MAX_SEEN
+                    and all(isinstance(h, str) and _TOKEN_HASH.fullmatch(h) for h in seen)):
                 raise _bad("malformed")
-            return OaiCursor(set_spec=data["set"], prefix=data["m"], skip=data["k"],
-                             token=values["t"], from_date=values["fr"],
-                             until_date=values["un"])
+            token = values["t"]
+            if token is not None and (not token or len(token) > MAX_TOKEN_LEN
+                                      or not token.isprintable()):
+                raise _bad("malformed token")
+            return OaiCursor(set_spec=data["set"], prefix=data["m"], skip=skip,
+                             token=token, from_date=values["fr"],
+                             until_date=values["un"], seen=tuple(seen))
     except KeyError:
         raise _bad("malformed") from None
     raise _bad("unknown path")

@@ -20,6 +20,7 @@ relevance** (``data.order``), and every OAI answer that it is in **repository or
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -42,7 +43,7 @@ from ...core.envelope import (
 from ...core.errors import Code, CoreError
 from ...core.oaipmh import OaiError, OaiErrorCode, OaiOutcome, OaiRecord, OaiResponse
 from ...core.script import Script, detect_script
-from ...core.sru import SruResponse
+from ...core.sru import SruRecord, SruResponse
 from .cleaning import OAI_ID_PREFIX, oai_identifier
 from .client import MAX_RECORDS, HelveticatClient, OaiExchange, SruExchange
 from .collections import (
@@ -52,7 +53,15 @@ from .collections import (
     prefix_for,
     set_group,
 )
-from .cursor import OaiCursor, SruCursor, decode_cursor, encode_cursor, query_fingerprint
+from .cursor import (
+    MAX_SEEN,
+    OaiCursor,
+    SruCursor,
+    decode_cursor,
+    encode_cursor,
+    query_fingerprint,
+    token_hash,
+)
 from .dc import is_dc, parse_dc_record
 from .licence import HELVETICAT, SOURCE_ID
 from .marc import is_marc, parse_marc_record
@@ -254,12 +263,45 @@ class HelveticatService:
                     details={"field": "cursor", "window": RESULT_WINDOW},
                     remediation="Narrow the query instead of paging further.",
                 )
-        if isinstance(cursor, OaiCursor) and set_spec not in (None, cursor.set_spec):
+        if isinstance(cursor, OaiCursor):
+            self._guard_oai_cursor(cursor, set_spec, from_date, until_date)
+
+    @staticmethod
+    def _guard_oai_cursor(cursor: OaiCursor, set_spec: str | None, from_date: str | None,
+                          until_date: str | None) -> None:
+        """A collection cursor, checked like fresh arguments: set, format, window, dates."""
+        if set_spec not in (None, cursor.set_spec):
             raise CoreError(
                 Code.INVALID_INPUT,
                 f"This cursor continues the collection {cursor.set_spec!r}, not {set_spec!r}.",
                 details={"field": "cursor"},
                 remediation="Repeat the same set_spec with the cursor, or drop the cursor.",
+            )
+        window_ok = all(not v or _valid_date(v) for v in (cursor.from_date, cursor.until_date))
+        ordered = not (cursor.from_date and cursor.until_date
+                       and cursor.from_date[:10] > cursor.until_date[:10])
+        if (not SET_SPEC_PATTERN.fullmatch(cursor.set_spec)
+                or cursor.prefix != prefix_for(cursor.set_spec) or not window_ok or not ordered):
+            raise CoreError(
+                Code.INVALID_INPUT,
+                "The cursor is not one this tool handed out (its collection, format or "
+                "change-date window is not valid); nothing was sent.",
+                details={"field": "cursor", "reason": "invalid_values"},
+                remediation="Pass data.next_cursor exactly as the previous answer gave it, or "
+                "leave it out to start from the first page.",
+            )
+        if (from_date or until_date) and (from_date, until_date) != (cursor.from_date,
+                                                                     cursor.until_date):
+            raise CoreError(
+                Code.INVALID_INPUT,
+                "This cursor continues the change-date window it was made for "
+                f"(from {cursor.from_date or 'the start'} until {cursor.until_date or 'now'}); "
+                "a resumption token cannot change it. Nothing was sent.",
+                details={"fields": ["cursor", "from_date", "until_date"],
+                         "cursor_window": {"from_date": cursor.from_date,
+                                           "until_date": cursor.until_date}},
+                remediation="For another window start again: pass set_spec and the new dates "
+                "without the cursor. To continue, pass the cursor with the same dates or none.",
             )
 
     # ------------------------------------------------------------------ SRU path
@@ -275,7 +317,7 @@ class HelveticatService:
                               endpoint=self.client.sru_url)
         try:
             exchange = await self.client.search_retrieve(built.cql, start=start, count=count)
-            failure = _sru_failure(exchange.response)
+            failure = _sru_failure(exchange.response) or _sru_damage(exchange.response, start)
             if failure is not None:
                 return await self._sru_failed(env, failure, built, start, count)
             loosened: dict[str, Any] | None = None
@@ -289,51 +331,81 @@ class HelveticatService:
                 env.query = QueryInfo(input=query_input, normalized=built.cql,
                                       endpoint=self.client.sru_url)
                 exchange = await self.client.search_retrieve(built.cql, start=1, count=count)
-                failure = _sru_failure(exchange.response)
+                failure = (_sru_failure(exchange.response)
+                           or _sru_damage(exchange.response, 1))
                 if failure is not None:
                     return await self._sru_failed(env, failure, built, start, count)
         except CoreError as err:
             return await self._sru_failed(env, err, built, start, count)
-        return await self._sru_answer(env, built, exchange, start, loosened)
+        return await self._sru_answer(env, built, exchange, start, count, loosened)
 
     async def _sru_answer(
-        self, env: Envelope, built: BuiltCql, exchange: SruExchange, start: int,
+        self, env: Envelope, built: BuiltCql, exchange: SruExchange, start: int, count: int,
         loosened: dict[str, Any] | None,
     ) -> Envelope:
         resp = exchange.response
         assert env.query is not None
         env.query.params = dict(ledger.redact(exchange.params))
+        # An upstream that sends more than was asked is cut to what was asked: `limit: 1`
+        # returns at most one record, and the next page starts after the last one kept.
+        page = resp.records[:count]
+        if len(resp.records) > count:
+            env.diagnose(Level.info, Code.COUNT_CAPPED,
+                         f"Helveticat sent {len(resp.records)} records for {count} asked; the "
+                         f"first {count} are returned and the next page starts after them.")
         items: list[dict[str, Any]] = []
-        for rec in resp.records:
-            payload = rec.payload
-            if rec.surrogate_diagnostic is not None or not is_dc(payload):
-                why = (rec.surrogate_diagnostic.message if rec.surrogate_diagnostic
-                       else f"schema {rec.schema!r} is not Dublin Core")
+        unreadable: list[str] = []
+        for rec in page:
+            item = _sru_item(rec)
+            if isinstance(item, str):
+                unreadable.append(item)
                 env.diagnose(Level.warning, Code.RECORD_UNREADABLE,
-                             f"Record at position {rec.position} could not be read: {why}",
+                             f"Record at position {rec.position} could not be read: {item}",
                              hint="It is counted in total but not in items.")
                 continue
-            assert payload is not None
-            item = parse_dc_record(payload, record_id=rec.identifier)
-            items.append({**item, "source": SOURCE_ID, "path": "sru"})
+            items.append(item)
+        if page and not items:
+            err = CoreError(
+                Code.API_ERROR,
+                f"Helveticat sent {len(page)} records and none could be read "
+                f"({unreadable[0]}). This is not an empty result.",
+                details={"reason": "every_record_unreadable", "records": len(page)},
+                remediation="Try again later; report it if it persists.",
+            )
+            return await self._sru_failed(env, err, built, start, count)
         for d in resp.diagnostics:
             env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC,
                          d.message or d.uri or "an upstream diagnostic without a message",
                          hint=d.details)
         total = resp.number_of_records
+        delivered = start - 1 + len(resp.records)
         if total is None:
-            total = len(items) if not resp.records else None
-        next_pos = resp.next_record_position
-        if next_pos is None and total is not None and start - 1 + len(resp.records) < total:
-            next_pos = start + len(resp.records)
-        has_more = next_pos is not None and 0 < next_pos <= RESULT_WINDOW
+            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                         "Helveticat's answer has no numberOfRecords: the total is unknown "
+                         "(not zero); has_more follows the records delivered.")
+        elif total < delivered:
+            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                         f"Helveticat claims {total} records but delivered up to position "
+                         f"{delivered}: the total is unknown.")
+            total = None
+        more = (len(resp.records) > count
+                or (total is not None and start - 1 + len(page) < total)
+                or (total is None and (resp.next_record_position or 0) > start))
+        # Computed from what was kept, never taken from the upstream: a cursor never points at
+        # a page already served.
+        next_pos = start + len(page) if more and page else None
+        has_more = next_pos is not None and next_pos <= RESULT_WINDOW
         fuzzy = built.relation == LOOSENED_RELATION
         env.items = items
         env.result = ResultInfo(
             total=total, returned=len(items), start=start, has_more=has_more,
             next_start=next_pos if has_more else None, breadth=breadth_of(total),
-            match_type="none" if not total else ("fuzzy" if fuzzy else "exact"),
+            match_type="none" if total == 0 else ("fuzzy" if fuzzy else "exact"),
         )
+        if total is not None and total > 0 and not page:
+            env.diagnose(Level.info, Code.UPSTREAM_DIAGNOSTIC,
+                         f"Position {start} is past the last of the {total} records: this "
+                         "page is empty, the search is not.")
         data: dict[str, Any] = {"path": "sru", "order": SRU_ORDER, "order_note": SRU_ORDER_NOTE}
         if has_more and next_pos is not None:
             data["next_cursor"] = encode_cursor(SruCursor(
@@ -342,14 +414,14 @@ class HelveticatService:
         if loosened is not None:
             data["loosened"] = loosened
         env.data = data
-        if fuzzy and total:
+        if fuzzy and total != 0:
             env.diagnose(
                 Level.info, Code.UPSTREAM_DIAGNOSTIC,
-                f"No record holds the phrase; these {total} hold every word somewhere "
-                "(match_type fuzzy). Check each for relevance.",
+                f"No record holds the phrase; these {total if total is not None else ''} "
+                "hold every word somewhere (match_type fuzzy). Check each for relevance.",
                 hint="A quoted phrase in another index (title, subjects) may be more precise.",
             )
-        if not total:
+        if total == 0:
             env.diagnose(
                 Level.info, Code.ZERO_RESULT,
                 "Helveticat found no record for this search"
@@ -365,9 +437,10 @@ class HelveticatService:
         env.coverage_note = (
             "The whole Helveticat catalogue, searched server-side over SRU. " + SRU_ORDER_NOTE
         )
-        responses.credit(env, [HELVETICAT], SourceStatus.ok if total else SourceStatus.empty)
+        status = SourceStatus.empty if total == 0 else SourceStatus.ok
+        responses.credit(env, [HELVETICAT], status)
         await self._deposit(env, built.cql, exchange.params, self.client.sru_url,
-                            outcome="ok" if total else "empty")
+                            outcome=str(status))
         return env
 
     async def _sru_failed(
@@ -413,38 +486,73 @@ class HelveticatService:
     ) -> Envelope:
         resp = exchange.response
         records = resp.records
+        token = resp.resumption_token
+        if not records and page.token is None and not resp.has_more:
+            # An empty list is OAI-PMH's noRecordsMatch error, never a ListRecords without
+            # records: this answer is damaged, not an empty collection.
+            err = CoreError(
+                Code.API_ERROR,
+                f"Helveticat answered ListRecords for {page.set_spec!r} with no record, no "
+                "resumption token and no noRecordsMatch. This is not an empty collection.",
+                details={"reason": "list_without_records"},
+                remediation="Try again later; the result is unknown.",
+            )
+            return await self._oai_failed(env, err, described, exchange.params)
         items: list[dict[str, Any]] = []
         consumed = page.skip
-        deleted = 0
+        deleted = unreadable = 0
         for position in range(page.skip, len(records)):
             if len(items) >= count:
                 break
             consumed = position + 1
             rec = records[position]
-            if rec.header.deleted or rec.metadata is None:
+            if rec.header.deleted:
                 deleted += 1
                 continue
-            item = _oai_item(rec)
+            item = _oai_item(rec) if rec.metadata is not None else None
             if item is None:
+                unreadable += 1
                 env.diagnose(Level.warning, Code.RECORD_UNREADABLE,
-                             f"Record {rec.header.identifier} is in neither MARC21 nor Dublin "
-                             "Core and could not be read.",
+                             f"Record {rec.header.identifier} has no metadata in MARC21 or "
+                             "Dublin Core (and is not marked deleted): it could not be read.",
                              hint="It is skipped; the rest of the page is valid.")
                 continue
             if term and not _page_match(item, term):
                 continue
             items.append(item)
-        token = resp.resumption_token
+        readable = consumed - page.skip - deleted - unreadable
+        if unreadable and not readable:
+            err = CoreError(
+                Code.API_ERROR,
+                f"None of the {unreadable} records Helveticat sent for {page.set_spec!r} could "
+                "be read. This is not an empty collection.",
+                details={"reason": "every_record_unreadable", "records": unreadable},
+                remediation="Try again later; report it if it persists.",
+            )
+            return await self._oai_failed(env, err, described, exchange.params)
         next_page: OaiCursor | None = None
+        loop: str | None = None
         if consumed < len(records):
-            next_page = OaiCursor(set_spec=page.set_spec, prefix=page.prefix, skip=consumed,
-                                  token=page.token, from_date=page.from_date,
-                                  until_date=page.until_date)
+            next_page = dataclasses.replace(page, skip=consumed)
         elif token is not None and token.value is not None:
-            next_page = OaiCursor(set_spec=page.set_spec, prefix=page.prefix, skip=0,
-                                  token=token.value)
+            followed = (*page.seen, token_hash(page.token)) if page.token else page.seen
+            if token.value == page.token or token_hash(token.value) in followed:
+                loop = token.value
+            else:
+                next_page = OaiCursor(set_spec=page.set_spec, prefix=page.prefix, skip=0,
+                                      token=token.value, from_date=page.from_date,
+                                      until_date=page.until_date,
+                                      seen=tuple(followed[-MAX_SEEN:]))
+        if loop is not None:
+            env.diagnose(
+                Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                "Helveticat's resumptionToken points back to a page already served (the same "
+                "token again): paging stops here so no page is given twice. The collection may "
+                "hold more records than were listed.",
+                hint="Start the collection again later, or narrow it with from_date/until_date.",
+            )
         size = token.complete_list_size if token is not None else None
-        if size is None and next_page is None and page.token is None:
+        if size is None and next_page is None and page.token is None and loop is None:
             size = len(records)  # one page, no token: the whole list is on it
         total = None if term else size
         env.items = items
@@ -465,6 +573,8 @@ class HelveticatService:
             data["collection_size"] = size
         if next_page is not None:
             data["next_cursor"] = encode_cursor(next_page)
+        if loop is not None:
+            data["paging_stopped"] = "repeated_resumption_token"
         if term:
             data["page_filter"] = {
                 "query": term,
@@ -488,7 +598,7 @@ class HelveticatService:
         status = SourceStatus.ok if items or next_page else SourceStatus.empty
         responses.credit(env, [HELVETICAT], status)
         await self._deposit(env, described, exchange.params, self.client.oai_url,
-                            outcome="ok" if items else "empty")
+                            outcome=str(status))
         return env
 
     async def _oai_errors(
@@ -560,7 +670,7 @@ class HelveticatService:
         record = resp.records[0] if resp.records else None
         not_found = (
             any(e.known is OaiErrorCode.ID_DOES_NOT_EXIST for e in resp.errors)
-            or (record is not None and (record.header.deleted or record.metadata is None))
+            or (record is not None and record.header.deleted)
         )
         if not_found:
             reason = "deleted" if record is not None else "idDoesNotExist"
@@ -581,10 +691,20 @@ class HelveticatService:
                 Code.API_ERROR, "Helveticat answered GetRecord without a record.",
                 remediation="Try again later; the result is unknown."))
             return await self._oai_failed(env, err, described, params)
-        item = _oai_item(record)
+        answered = record.header.identifier
+        if answered is not None and answered != oai_id:
+            err = CoreError(Code.API_ERROR,
+                            f"Helveticat answered GetRecord {oai_id} with another record "
+                            f"({answered[:80]}).",
+                            details={"reason": "identifier_mismatch"},
+                            remediation="Try again later; the result is unknown.")
+            return await self._oai_failed(env, err, described, params)
+        item = _oai_item(record) if record.metadata is not None else None
         if item is None:
             err = CoreError(Code.API_ERROR,
-                            "Helveticat's record is not MARC21 and could not be read.",
+                            "Helveticat's record has no metadata in MARC21 (and is not marked "
+                            "deleted): it could not be read. This is not 'not found'.",
+                            details={"reason": "record_unreadable"},
                             remediation="Try again later; report it if it persists.")
             return await self._oai_failed(env, err, described, params)
         env.items = [item]
@@ -607,7 +727,9 @@ class HelveticatService:
                        query=QueryInfo(input=query_input, normalized="verb=ListSets",
                                        params=dict(params), endpoint=self.client.oai_url))
         items: list[dict[str, Any]] = []
-        pages = 0
+        by_spec: dict[str, dict[str, Any]] = {}
+        tokens: set[str] = set()
+        pages = repeated = unnamed = 0
         while True:
             pages += 1
             try:
@@ -620,6 +742,10 @@ class HelveticatService:
                                               "verb=ListSets", params)
             for s in resp.sets:
                 if not s.spec:
+                    unnamed += 1
+                    continue
+                if s.spec in by_spec:
+                    repeated += 1
                     continue
                 entry: dict[str, Any] = {"set_spec": s.spec, "name": s.name or s.spec,
                                          "metadata_prefix": prefix_for(s.spec)}
@@ -628,25 +754,50 @@ class HelveticatService:
                     entry["group"] = group
                 if SET_NAME_TYPOS.get(s.spec) == s.name:
                     entry["note"] = "the upstream setName has a typo; use set_spec"
+                by_spec[s.spec] = entry
                 items.append(entry)
             token = resp.resumption_token
             if token is None or token.value is None:
                 break
+            if token.value in tokens or token.value == params.get("resumptionToken"):
+                env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                             f"Helveticat's ListSets resumptionToken repeated after {pages} "
+                             "pages (it points back to a page already read): listing stopped "
+                             "there. Sets after it, if any, are not listed.")
+                break
+            tokens.add(token.value)
             if pages >= OAI_LIST_SETS_MAX_PAGES:
                 env.diagnose(Level.warning, Code.RESULT_WINDOW_CAPPED,
                              f"Only the first {pages} pages of sets were read.")
                 break
             params = {"verb": "ListSets", "resumptionToken": token.value}
+        if repeated:
+            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                         f"Helveticat listed {repeated} sets more than once; each is shown once.")
+        if unnamed:
+            env.diagnose(Level.warning, Code.RECORD_UNREADABLE,
+                         f"{unnamed} sets without a setSpec were left out.")
+        if not items:
+            # A repository without sets answers noSetHierarchy; a ListSets with none in it is
+            # a damaged answer, not an empty catalogue.
+            no_sets = CoreError(
+                Code.API_ERROR,
+                "Helveticat answered ListSets with no usable set. This is not an empty list of "
+                "collections.",
+                details={"reason": "list_without_sets", "unnamed": unnamed},
+                remediation="Try again later; the result is unknown.",
+            )
+            return await self._oai_failed(env, no_sets, "verb=ListSets", params)
         env.items = items
         env.result = ResultInfo(total=len(items), returned=len(items), start=1,
                                 has_more=False, breadth=breadth_of(len(items)),
-                                match_type="exact" if items else "none")
+                                match_type="exact")
         env.data = {"path": "oai", "order": "repository", "order_note": OAI_ORDER_NOTE,
                     "note": "metadata_prefix is the only format each set is published in; "
                     "set_spec goes to heritage_search_helveticat."}
-        responses.credit(env, [HELVETICAT], SourceStatus.ok if items else SourceStatus.empty)
+        responses.credit(env, [HELVETICAT], SourceStatus.ok)
         await self._deposit(env, "verb=ListSets", {"verb": "ListSets"}, self.client.oai_url,
-                            outcome="ok" if items else "empty")
+                            outcome="ok")
         return env
 
     # ------------------------------------------------------------------ helpers
@@ -704,6 +855,59 @@ def _sru_failure(resp: SruResponse) -> CoreError | None:
         details={"uri": d.uri, "message": d.message, "details": d.details},
         remediation="Simplify the term (no brackets or CQL operators); the result is unknown.",
     )
+
+
+def _sru_damage(resp: SruResponse, start: int) -> CoreError | None:
+    """An SRU answer too damaged to be a result: never read as zero records.
+
+    A count or records block that is not what SRU sends, no count and no records at all, or a
+    count that covers ``start`` with nothing delivered.
+    """
+    remediation = "Try again later; the result is unknown, not empty."
+    if resp.problems:
+        return CoreError(
+            Code.API_ERROR,
+            f"Helveticat's SRU answer is damaged: {'; '.join(resp.problems)}. This is not an "
+            "empty result.",
+            details={"reason": "malformed_sru", "problems": list(resp.problems)},
+            remediation=remediation,
+        )
+    total = resp.number_of_records
+    if total is None and not resp.records:
+        return CoreError(
+            Code.API_ERROR,
+            "Helveticat's SRU answer has neither numberOfRecords nor records: an empty result "
+            "cannot be told from a failed one. Nothing is reported as found or not found.",
+            details={"reason": "no_count_no_records"},
+            remediation=remediation,
+        )
+    if total is not None and total >= start and not resp.records:
+        return CoreError(
+            Code.API_ERROR,
+            f"Helveticat claims {total} records but delivered none from position {start}. "
+            "This is not an empty result.",
+            details={"reason": "count_without_records", "number_of_records": total,
+                     "start": start},
+            remediation=remediation,
+        )
+    return None
+
+
+def _sru_item(rec: SruRecord) -> dict[str, Any] | str:
+    """One SRU record as an item (Dublin Core or MARCXML), or why it could not be read."""
+    payload = rec.payload
+    if rec.surrogate_diagnostic is not None:
+        diagnostic = rec.surrogate_diagnostic
+        return diagnostic.message or diagnostic.uri or "a surrogate diagnostic"
+    if is_dc(payload):
+        assert payload is not None
+        item = parse_dc_record(payload, record_id=rec.identifier)
+    elif is_marc(payload):
+        assert payload is not None
+        item = parse_marc_record(payload)
+    else:
+        return f"schema {rec.schema!r} is neither Dublin Core nor MARCXML"
+    return {**item, "source": SOURCE_ID, "path": "sru"}
 
 
 def _is_no_profile(error: OaiError) -> bool:

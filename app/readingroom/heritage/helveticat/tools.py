@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ...core.envelope import Envelope
 from ...core.mcpkit import ToolSpec
+from ..inputs import HeritageInput
 from .client import MAX_RECORDS
 from .query import SRU_INDEXES, IndexName
 from .service import HelveticatService
@@ -39,10 +40,8 @@ _FORMAT_HELP = ("'markdown' (default): readable text ending with source and lice
 _INDEX_HELP = "; ".join(f"{k}: {v}" for k, v in SRU_INDEXES.items())
 
 
-class HelveticatSearchInput(BaseModel):
+class HelveticatSearchInput(HeritageInput):
     """Arguments of heritage_search_helveticat."""
-
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     query: str | None = Field(
         None, min_length=1, max_length=300,
@@ -85,10 +84,8 @@ class HelveticatSearchInput(BaseModel):
     response_format: ResponseFormat = Field("markdown", description=_FORMAT_HELP)
 
 
-class GetPublicationInput(BaseModel):
+class GetPublicationInput(HeritageInput):
     """Arguments of heritage_get_publication."""
-
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     identifier: str = Field(
         min_length=5, max_length=120,
@@ -98,10 +95,8 @@ class GetPublicationInput(BaseModel):
     response_format: ResponseFormat = Field("markdown", description=_FORMAT_HELP)
 
 
-class ListNbCollectionsInput(BaseModel):
+class ListNbCollectionsInput(HeritageInput):
     """Arguments of heritage_list_nb_collections."""
-
-    model_config = ConfigDict(extra="forbid")
 
     response_format: ResponseFormat = Field("markdown", description=_FORMAT_HELP)
 

@@ -178,13 +178,17 @@ class ProviderHttp:
                 failure: CoreError = exc
                 asked = exc.details.get("retry_after")
             except UpstreamTransportError as exc:  # a failed exchange or HTTP 5xx
-                failure, asked = exc, None
+                failure, asked = exc, exc.details.get("retry_after")
             except UpstreamHttpError as exc:
                 if exc.details.get("status") != 408:
                     raise
                 failure, asked = exc, None
             retry += 1
             if retry > MAX_RETRIES:
+                if isinstance(failure, RateLimitedError):
+                    raise RateLimitedError(
+                        f"it refused the request for load (HTTP 429) on all {self.attempts} "
+                        "attempts.", details={**failure.details, "attempts": self.attempts})
                 raise failure
             wait = float(asked) if isinstance(asked, int | float) else backoff(retry)
             if not self.budget.may_wait(wait):

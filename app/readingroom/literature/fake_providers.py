@@ -31,7 +31,10 @@ or a magic word anywhere in the query string for every provider at once (``__emp
 ``__429__``, ``__500__``, ``__slow__``). :attr:`FakeProviders.bodies` scripts one answer per
 ``(provider, path suffix)``: ``(status, headers, body)`` served instead of the canned one
 (hand-made faults for the regression tests). Full text: ``PMC9000001`` has a body,
-``PMC9000002`` has none, any other PMCID is HTTP 404.
+``PMC9000002`` has none, any other PMCID is HTTP 404. Canned answers honour each provider's
+paging parameters (``retstart``/``retmax`` and the ``id`` list, ``offset``/``rows``,
+``page``/``per-page``, ``offset``/``limit``, ``pageSize``, ``start``/``max_results``), so paging
+can be followed end to end.
 
 Requests are handled on parallel threads (HTTP/1.0, one request per connection), so a client
 that overlaps requests is *seen* overlapping; arrival is stamped at the accept and
@@ -41,6 +44,8 @@ that overlaps requests is *seen* overlapping; arrival is stamped at the accept a
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -262,25 +267,30 @@ class FakeProviders:
         for (scripted, suffix), answer in self.bodies.items():
             if scripted == provider and rest.endswith(suffix):
                 return (*answer, delay)
-        empty = mode == "empty"
+        status, headers, body = self._canned(provider, rest, params, mode == "empty")
+        if status == 200:
+            body = _paged(provider, rest, params, body)
+        return status, headers, body, delay
+
+    def _canned(self, provider: str, rest: str, params: dict[str, str], empty: bool) -> Answer:
         if provider == "pubmed":
             if rest.endswith("esearch.fcgi"):
                 name = "pubmed_esearch_empty.xml" if empty else "pubmed_esearch.xml"
-                return 200, _XML, canned(name), delay
-            return 200, _XML, canned("pubmed_efetch.xml"), delay
+                return 200, _XML, canned(name)
+            return 200, _XML, canned("pubmed_efetch.xml")
         if provider == "europepmc" and rest.endswith("/fullTextXML"):
             pmcid = rest.split("/", 1)[0].upper()
             if pmcid in _FULLTEXT:
-                return 200, _XML, canned(_FULLTEXT[pmcid]), delay
-            return 404, {"Content-Type": "text/plain"}, b"Not Found", delay
+                return 200, _XML, canned(_FULLTEXT[pmcid])
+            return 404, {"Content-Type": "text/plain"}, b"Not Found"
         if provider == "europepmc":
             query = params.get("query", "")
             if params.get("resultType") == "lite":
                 hit = "90000001" in query or "10.5555/rr.2024.0001" in query.lower()
                 return 200, _JSON, canned("europepmc_resolve.json" if hit
-                                          else "europepmc_empty.json"), delay
+                                          else "europepmc_empty.json")
             return 200, _JSON, canned("europepmc_empty.json" if empty
-                                      else "europepmc_search.json"), delay
+                                      else "europepmc_search.json")
         table = {
             "biorxiv": ("biorxiv_search.json", "europepmc_empty.json", _JSON),
             "crossref": ("crossref_works.json", "crossref_empty.json", _JSON),
@@ -290,7 +300,56 @@ class FakeProviders:
             "arxiv": ("arxiv_feed.xml", "arxiv_empty.xml", _ATOM),
         }
         full, none, kind = table[provider]
-        return 200, kind, canned(none if empty else full), delay
+        return 200, kind, canned(none if empty else full)
+
+
+def _number(params: dict[str, str], name: str, default: int) -> int:
+    value = params.get(name, "")
+    return int(value) if value.isdigit() else default
+
+
+def _paged(provider: str, rest: str, params: dict[str, str], body: bytes) -> bytes:
+    """A canned answer cut to the page the request asked for (the fake's own bodies only)."""
+    if provider == "pubmed" and rest.endswith("esearch.fcgi"):
+        start, size = _number(params, "retstart", 0), _number(params, "retmax", 20)
+        ids = re.findall(rb"<Id>[^<]*</Id>\s*", body)
+        kept = b"".join(ids[start:start + size])
+        return re.sub(rb"<IdList>.*</IdList>", b"<IdList>\n" + kept + b"</IdList>", body,
+                      flags=re.S)
+    if provider == "pubmed":
+        wanted = set(params.get("id", "").split(","))
+        def keep(match: re.Match[bytes]) -> bytes:
+            pmid = re.search(rb"<PMID[^>]*>([^<]*)</PMID>", match.group(0))
+            return match.group(0) if pmid and pmid.group(1).decode() in wanted else b""
+        return re.sub(rb"<PubmedArticle>.*?</PubmedArticle>\s*", keep, body, flags=re.S)
+    if provider == "arxiv":
+        start, size = _number(params, "start", 0), _number(params, "max_results", 10)
+        entries = re.findall(rb"<entry>.*?</entry>\s*", body, flags=re.S)
+        head = re.split(rb"<entry>", body, maxsplit=1)[0]
+        return head + b"".join(entries[start:start + size]) + b"</feed>\n"
+    if not rest.endswith(("works", "search")):
+        return body
+    payload = json.loads(body)
+    if provider == "crossref":
+        start, size = _number(params, "offset", 0), _number(params, "rows", 20)
+        items = payload["message"]["items"]
+        payload["message"]["items"] = items[start:start + size]
+    elif provider == "openalex":
+        size = _number(params, "per-page", 25)
+        start = (_number(params, "page", 1) - 1) * size
+        payload["results"] = payload["results"][start:start + size]
+    elif provider == "semantic-scholar":
+        start, size = _number(params, "offset", 0), _number(params, "limit", 100)
+        payload["data"] = payload.get("data", [])[start:start + size] if "data" in payload \
+            else None
+        if payload["data"] is None:
+            del payload["data"]
+    elif provider in ("europepmc", "biorxiv") and "resultList" in payload:
+        size = _number(params, "pageSize", 25)
+        start = (_number(params, "page", 1) - 1) * size
+        result = payload["resultList"]["result"]
+        payload["resultList"]["result"] = result[start:start + size]
+    return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
 
 def _overlaps(requests: list[RequestRecord]) -> int:

@@ -142,7 +142,12 @@ def parse(payload: Any, *, limit: int | None = None, offset: int = 0) -> Page:
             above the offset with no paper, or no readable paper.
     """
     if isinstance(payload, list):
+        if not payload:
+            raise unreadable("Semantic Scholar", "search result", "an empty list")
         items: list[Any] = [p for p in payload if p is not None]
+        if not items:
+            raise CoreError(Code.NOT_FOUND, "Semantic Scholar has none of these records.",
+                            details={"provider": "semantic-scholar"})
         total: int | None = len(items)
     else:
         body = as_dict(payload)

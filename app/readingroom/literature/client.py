@@ -208,7 +208,7 @@ class ProviderHttp:
         left = min(self.budget.remaining(), self.budget.retry_wait_left)
         return RateLimitedError(
             f"it asked to wait {asked:g} s before a retry (HTTP 429, Retry-After), more than "
-            f"the {left:.0f} s this search has left for it; not retried, so as not to ask "
+            f"this search can still wait for it ({left:.0f} s); not retried, so as not to ask "
             "again before it said to.",
             details={**failure.details, "retry_after": asked, "attempts": self.attempts,
                      "reason": "retry_after_beyond_budget"},

@@ -199,6 +199,15 @@ class FakeProviders:
         """Seconds from each answer to the next arrival at one provider (serial pacing)."""
         return [b.arrived - a.answered for a, b in pairwise(self.requests(provider))]
 
+    def host_start_gaps(self, host: str) -> list[float]:
+        """Seconds between consecutive arrivals at one host (every provider on it)."""
+        return [b.arrived - a.arrived for a, b in pairwise(self.host_requests(host))]
+
+    def host_in_flight(self, host: str) -> int:
+        """The most requests one host was serving at once."""
+        spans = [(r.arrived, r.finished) for r in self.host_requests(host)]
+        return max((sum(1 for s, e in spans if s <= t < e) for t, _ in spans), default=0)
+
     def host_floor_gaps(self, host: str) -> list[float]:
         """Seconds from each answer to the next arrival at one host."""
         return [b.arrived - a.answered for a, b in pairwise(self.host_requests(host))]

@@ -306,10 +306,12 @@ class FixedPace:
     """Seconds kept between requests (see :class:`.base.Pacing`)."""
     serial: bool = False
     """One request at a time, the interval counted from the end of the previous exchange."""
+    concurrency: int = 3
+    """Requests in flight at once at the host when not serial."""
 
     def pacing(self, settings: ProviderSettings) -> Pacing:
         """The provider's fixed pace."""
-        return Pacing(self.min_interval, self.serial)
+        return Pacing(self.min_interval, self.serial, self.concurrency)
 
     def headers(self, settings: ProviderSettings) -> Mapping[str, str] | None:
         """Request headers from the provider's settings (none by default)."""

@@ -17,9 +17,9 @@ Open-access evidence (the seed's rule): ``isOpenAccess == "Y"`` or a licence; "f
 (``inEPMC`` with ``availabilityCode F``) is not open access. Europe PMC abstracts are HTML
 (``<h4>Objective</h4>…``) and are cleaned.
 
-Europe PMC publishes no rate limit; one request at a time at its host, at least
-:data:`MIN_INTERVAL` seconds from one answer to the next request (the bioRxiv provider reaches
-the same host, whose pace is the stricter of the two).
+Europe PMC publishes no rate limit; its host (which the bioRxiv provider reaches too) is paced
+for both together: request starts at least :data:`MIN_INTERVAL` seconds apart — two a second
+at most — and at most :data:`IN_FLIGHT` requests at once.
 
 A page is trusted as empty only when ``hitCount`` says 0 (or the offset is past it); a
 ``resultList`` or ``result`` of another type, a count above zero with no result, or a page of
@@ -55,6 +55,7 @@ __all__ = [
     "BIORXIV_PUBLISHERS",
     "DEFAULT_URL",
     "EXCLUDE_BIORXIV",
+    "IN_FLIGHT",
     "MIN_INTERVAL",
     "PROVIDER",
     "URL_SETTING",
@@ -69,7 +70,10 @@ __all__ = [
 URL_SETTING = "EUROPEPMC_URL"
 DEFAULT_URL = "https://www.ebi.ac.uk/europepmc/webservices/rest"
 MIN_INTERVAL = 0.5
-"""Seconds from one answer to the next request, one at a time (no published limit)."""
+"""Seconds between request starts at EBI, for Europe PMC and bioRxiv together (no published
+limit; the research suggests 2-5 a second, low concurrency)."""
+IN_FLIGHT = 2
+"""Requests at once at EBI, for both providers together."""
 BIORXIV_PUBLISHERS = '(PUBLISHER:"bioRxiv" OR PUBLISHER:"medRxiv")'
 """The Europe PMC clause naming the two preprint servers of the bioRxiv provider."""
 EXCLUDE_BIORXIV = f"NOT (SRC:PPR AND {BIORXIV_PUBLISHERS})"
@@ -249,7 +253,7 @@ class EuropePmcProvider(FixedPace):
 
     info = INFO
     min_interval = MIN_INTERVAL
-    serial = True
+    concurrency = IN_FLIGHT
 
     async def search(self, http: Fetcher, settings: ProviderSettings, request: SearchRequest,
                      *, offset: int = 0) -> Page:

@@ -334,7 +334,7 @@ def _paged(provider: str, rest: str, params: dict[str, str], body: bytes) -> byt
     if provider == "arxiv":
         start, size = _number(params, "start", 0), _number(params, "max_results", 10)
         entries = re.findall(rb"<entry>.*?</entry>\s*", body, flags=re.S)
-        head = re.split(rb"<entry>", body, maxsplit=1)[0]
+        head = re.split(rb"<entry>|</feed>", body, maxsplit=1)[0]
         return head + b"".join(entries[start:start + size]) + b"</feed>\n"
     if not rest.endswith(("works", "search")):
         return body

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
@@ -37,7 +39,8 @@ def test_pmc2852030_bare_paragraphs_before_the_first_sec_are_a_leading_section(s
     assert lead.title is None and lead.path == "" and lead.text.count("\n") == 2  # three <p>
     assert article.sections[1].title.startswith("Imaging anatomy of the pancreas")
     full = join_full_text(article)
-    assert full.startswith(article.title) and "Conclusion\n" in full
+    assert full.startswith(lead.text) and "Conclusion\n" in full
+    assert article.title not in full and article.abstract not in full  # sent apart, once
 
 
 def test_canned_article_formulas_figures_lists_and_ack():
@@ -64,14 +67,18 @@ async def test_fulltext_by_pmid_resolves_through_europepmc(make_service, fake):
 
 
 async def test_not_found_for_no_body_404_and_no_pmc_record(make_service):
+    # The suite's rule for fetch tools: an identifier the upstream has nothing for is a
+    # NOT_FOUND error pointing at the search tool; an upstream failure is another error.
     service = make_service()
     bodyless = await service.fulltext(pmcid="PMC9000002")
     missing = await service.fulltext(pmcid="PMC123")
     unresolved = await service.fulltext(doi="10.5555/not.in.pmc")
     for env in (bodyless, missing, unresolved):
-        assert env.error is None and env.data["status"] == "not_found"
-        assert env.data["sections"] == [] and env.data["full_text"] == ""
-        assert env.data["reason"]
+        assert env.error is not None and env.error.code == Code.NOT_FOUND
+        assert "literature_search" in env.error.remediation
+        assert env.data["status"] == "not_found" and env.data["reason"] == env.error.message
+        assert "full_text" not in env.data and "sections" not in env.data
+        assert {s.id: str(s.status) for s in env.sources} == {"europepmc": "empty"}
     assert "no body" in bodyless.data["reason"]
     assert "404" in missing.data["reason"]
     assert bodyless.data["title"] == "A note on shelving order in reading rooms"
@@ -95,7 +102,7 @@ async def test_bad_identifiers_are_refused_before_sending(make_service, fake):
     assert fake.log == []
 
 
-async def test_a_real_sample_through_the_service_caps_only_the_joined_text(samples, tmp_path):
+async def test_a_real_sample_through_the_service_is_read_in_bounded_parts(samples, tmp_path):
     sample = (samples / "literature/europepmc/sibils-jats-parser_PMC3339582_fullTextXML.xml")
     seen: list[str] = []
 
@@ -111,7 +118,19 @@ async def test_a_real_sample_through_the_service_caps_only_the_joined_text(sampl
     env = await service.fulltext(pmcid="pmc3339582", max_chars=1000)
     data = env.data
     assert data["status"] == "ok" and seen == ["/rest/PMC3339582/fullTextXML"]
-    assert len(data["full_text"]) == 1000 < data["full_text_chars"] and data["truncated"]
-    assert sum(len(s["text"]) for s in data["sections"]) > 10_000  # sections stay complete
+    assert 0 < len(data["full_text"]) < 1000 < data["full_text_chars"] and data["truncated"]
+    spent = (len(data["title"]) + len(data.get("abstract", "")) + len(data["full_text"])
+             + len(json.dumps(data["sections"])) + len(json.dumps(data["metadata"])))
+    assert spent <= 1000
     assert [d.code for d in env.diagnostics if d.field == "max_chars"] == [Code.COUNT_CAPPED]
+    # Read to the end in parts: the parts join to the whole text, each within max_chars.
+    parts = [data["full_text"]]
+    while "next_offset" in data:
+        env = await service.fulltext(pmcid="PMC3339582", max_chars=20_000,
+                                     offset=data["next_offset"])
+        data = env.data
+        parts.append(data["full_text"])
+        assert "abstract" not in data
+    whole = "".join(parts)
+    assert len(whole) == data["full_text_chars"] and whole.startswith("Introduction\n")
     assert not (tmp_path / "history.jsonl").exists()  # full text is never persisted

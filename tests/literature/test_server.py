@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import anyio
 import httpx
 import pytest
 
 from readingroom.core.clock import FakeClock
-from readingroom.core.errors import Code, CoreError
 from readingroom.literature import ENV_STATE_DIR, OPTIONAL_VARIABLES, SERVER, URL_SETTINGS
 from readingroom.literature.__main__ import main
-from readingroom.literature.cache import MAX_ENTRIES, TTL_SECONDS, CachedGets, GetCache
+from readingroom.literature.cache import MAX_BYTES, MAX_ENTRIES, TTL_SECONDS, ResultCache
+from readingroom.literature.fake_providers import canned
 from readingroom.literature.history import History, history_line, state_dir
-from readingroom.literature.models import PROVIDER_ORDER
+from readingroom.literature.models import PROVIDER_ORDER, SearchRequest
 from readingroom.literature.providers import PROVIDERS
-from readingroom.literature.providers.common import MAX_RETRIES, build_client, politeness
+from readingroom.literature.providers.base import Page, ProviderSettings
 from readingroom.literature.server import tool_specs
 from readingroom.literature.service import LiteratureService
 
@@ -82,57 +81,44 @@ def test_help_names_clear_history(capsys):
     assert "clear-history" in err and "LITERATURE_SEARCH_STATE_DIR" in err
 
 
+def test_cache_expires_keeps_at_most_256_and_never_more_than_its_bytes():
+    clock = FakeClock()
+    cache = ResultCache(clock=clock)
+    page = Page(records=(), total=0)
+    assert cache.put(("p", "q"), page) and cache.get(("p", "q")) is page
+    clock.advance(TTL_SECONDS + 1)
+    assert cache.get(("p", "q")) is None and len(cache) == 0 and cache.bytes == 0
+    for i in range(MAX_ENTRIES + 10):
+        cache.put(("p", f"u{i}"), page)
+    assert len(cache) == MAX_ENTRIES
+    assert cache.get(("p", "u0")) is None
+    assert cache.get(("p", f"u{MAX_ENTRIES + 9}")) is page
+    assert cache.max_bytes == MAX_BYTES and cache.bytes <= MAX_BYTES
+
+
 @pytest.mark.anyio
-async def test_cache_hits_skip_pacing_expire_and_keep_at_most_256():
+async def test_a_repeated_page_is_answered_before_pacing_and_keys_keep_settings_apart(tmp_path):
     clock = FakeClock()
     calls: list[str] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
         calls.append(str(request.url))
-        if "fail" in str(request.url):
-            return httpx.Response(500)
-        return httpx.Response(200, json={"n": len(calls)})
+        return httpx.Response(200, content=canned("arxiv_feed.xml"))
 
-    client = build_client(politeness(3.0, serial=True), transport=httpx.MockTransport(answer),
-                          clock=clock)
-    cache = GetCache(clock=clock)
-    http = CachedGets(client, cache, "arxiv")
-    assert await http.get_json("https://a.test/q", {"x": "1"}) == {"n": 1}
+    service = LiteratureService(env={"ARXIV_URL": "https://arxiv.test"}, clock=clock,
+                                transport=httpx.MockTransport(answer),
+                                secret_lookup=lambda n: None, history=History(tmp_path))
+    await service.search(SearchRequest(query="readingroom"), ["arxiv"])
     sleeps = len(clock.sleeps)
-    assert await http.get_json("https://a.test/q", {"x": "1"}) == {"n": 1}
-    assert len(calls) == 1 and len(clock.sleeps) == sleeps  # no floor waited for a hit
-    clock.advance(TTL_SECONDS + 1)
-    assert await http.get_json("https://a.test/q", {"x": "1"}) == {"n": 2}
-    with pytest.raises(CoreError) as failed:
-        await http.get("https://a.test/fail")
-    assert failed.value.code is Code.TRANSPORT_ERROR
-    with pytest.raises(CoreError):
-        await http.get("https://a.test/fail")
-    # A bare 500 is retried (MAX_RETRIES after the first attempt); errors are never cached.
-    assert sum("fail" in c for c in calls) == 2 * (MAX_RETRIES + 1)
-    for i in range(MAX_ENTRIES + 10):
-        cache.put(("p", f"u{i}", (), ()), httpx.Response(200))
-    assert len(cache) == MAX_ENTRIES
-    assert cache.get(("p", "u0", (), ())) is None
-    assert cache.get(("p", f"u{MAX_ENTRIES + 9}", (), ())) is not None
-    await client.aclose()
-
-
-def test_the_cache_keys_keep_namespaces_and_parameters_apart():
-    async def run() -> list[int]:
-        seen: list[int] = []
-
-        def answer(request: httpx.Request) -> httpx.Response:
-            seen.append(1)
-            return httpx.Response(200, json={})
-
-        client = build_client(politeness(0.0, serial=False),
-                              transport=httpx.MockTransport(answer))
-        cache = GetCache()
-        await CachedGets(client, cache, "openalex").get_json("https://o.test/w", {"k": "1"})
-        await CachedGets(client, cache, "openalex").get_json("https://o.test/w", {"k": "2"})
-        await CachedGets(client, cache, "crossref").get_json("https://o.test/w", {"k": "1"})
-        await client.aclose()
-        return seen
-
-    assert len(anyio.run(run)) == 3
+    await service.search(SearchRequest(query="readingroom"), ["arxiv"])
+    assert len(calls) == 1 and len(clock.sleeps) == sleeps  # no 3 s floor waited for a hit
+    await service.search(SearchRequest(query="readingroom", year_from=2020), ["arxiv"])
+    assert len(calls) == 2
+    other = LiteratureService(env={"ARXIV_URL": "https://arxiv.test"}, clock=clock,
+                              transport=httpx.MockTransport(answer),
+                              secret_lookup=lambda n: None, history=History(tmp_path))
+    other.cache = service.cache  # one cache, another configuration: the key differs
+    other._settings["arxiv"] = ProviderSettings(base_url="https://arxiv.test",
+                                                values={"X": "1"})
+    await other.search(SearchRequest(query="readingroom"), ["arxiv"])
+    assert len(calls) == 3

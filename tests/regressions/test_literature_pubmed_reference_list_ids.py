@@ -17,6 +17,6 @@ BODY = (
 
 
 def test_reference_ids_are_never_the_articles() -> None:
-    [record] = pubmed.parse(BODY)
+    [record] = pubmed.parse(BODY).records
     assert record.pmid == "29963580"
     assert record.doi is None and record.pmcid is None

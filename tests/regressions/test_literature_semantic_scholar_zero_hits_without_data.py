@@ -7,4 +7,5 @@ from readingroom.literature.providers import semantic_scholar
 
 
 def test_zero_hits_without_data_is_empty() -> None:
-    assert semantic_scholar.parse({"total": 0, "offset": 0}) == []
+    page = semantic_scholar.parse({"total": 0, "offset": 0})
+    assert page.records == () and page.total == 0

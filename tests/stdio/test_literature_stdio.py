@@ -50,8 +50,12 @@ def test_the_three_tools_over_stdio(fake, tmp_path):
         fake.modes["crossref"] = "rate_limited"
         narrowed = structured(c.call_tool("literature_search", {
             "query": "readingroom gene", "sources": ["crossref", "pubmed"], "limit": 2}))
+        page2 = structured(c.call_tool("literature_search", {
+            "query": "readingroom gene", "sources": ["crossref", "pubmed"], "limit": 2,
+            "cursor": narrowed["data"]["next_cursor"]}))
         full = structured(c.call_tool("literature_get_fulltext", {"pmcid": "PMC9000001"}))
-        bodyless = structured(c.call_tool("literature_get_fulltext", {"pmcid": "PMC9000002"}))
+        bodyless_result = c.call_tool("literature_get_fulltext", {"pmcid": "PMC9000002"})
+        bodyless = structured(bodyless_result)
         bad = c.call_tool("literature_search", {"query": "x", "limit": 51})
         raw = b"".join(c.raw_lines)
         assert c.close() == 0
@@ -73,12 +77,17 @@ def test_the_three_tools_over_stdio(fake, tmp_path):
     statuses = {s["id"]: s["status"] for s in narrowed["sources"]}
     assert statuses["crossref"] == "rate_limited" and statuses["pubmed"] == "ok"
     assert statuses["arxiv"] == "skipped" and len(narrowed["items"]) == 2
+    assert narrowed["result"]["has_more"] is True
+    first_ids = {i.get("doi") or i.get("pmid") for i in narrowed["items"]}
+    assert page2["items"] and page2["result"]["start"] == 3
+    assert not first_ids & {i.get("doi") or i.get("pmid") for i in page2["items"]}
     assert full["data"]["status"] == "ok" and full["data"]["sections"]
-    assert bodyless["data"]["status"] == "not_found" and bodyless.get("error") is None
+    assert bodyless_result["isError"] is True and bodyless["error"]["code"] == "NOT_FOUND"
+    assert bodyless["data"]["status"] == "not_found"
     assert bad["isError"] is True
     assert bad["structuredContent"]["error"]["code"] == "INVALID_ARGUMENT"
     history = (tmp_path / "state" / "history.jsonl").read_text("utf-8").splitlines()
-    assert len(history) == 2
+    assert len(history) == 3
     text = "\n".join(history)
     assert "Okafor" not in text and '"abstract"' not in text and SECRET not in text
 

@@ -560,7 +560,10 @@ class HttpClient:
                     "host": url.host,
                 },
             )
-        details = {"status": status, "host": url.host, "path": url.path}
+        details: dict[str, Any] = {"status": status, "host": url.host, "path": url.path}
+        if asked is not None:
+            # A 503 may say when to come back too; a caller that retries itself needs it.
+            details["retry_after"] = asked
         if status >= 500:
             raise UpstreamTransportError(f"{safe} failed with HTTP {status}.", details=details)
         raise UpstreamHttpError(f"{safe} answered HTTP {status}.", details=details)

@@ -65,7 +65,9 @@ SERVER = ServerInfo(
     secrets=OPTIONAL_VARIABLES,
     credit=("Metadata from PubMed (NLM), Europe PMC, bioRxiv/medRxiv, Crossref, OpenAlex, "
             "Semantic Scholar and arXiv; each result credits the providers that found it.",),
-    deadline_s=90.0,
+    # The outer bound of every call: under the 60 s hosts commonly give a tool call, above the
+    # search's own 40 s fan-out budget (literature/budget.py); host entries add 30 s to it.
+    deadline_s=50.0,
     tool_prefix="literature_",
     self_test="readingroom.literature.selftest:run_self_test",
 )

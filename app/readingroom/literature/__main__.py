@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from ..core.entry import server_main
-from . import SERVER
+from . import ENV_STATE_DIR, SERVER
 
 __all__ = ["main"]
 
@@ -25,7 +25,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .history import History
 
         history = History.from_environment()
-        removed = history.clear()
+        try:
+            removed = history.clear()
+        except OSError as exc:
+            what = ("is a directory, not the history file" if isinstance(exc, IsADirectoryError)
+                    or history.path.is_dir() else f"cannot be cleared ({exc.strerror or exc})")
+            sys.stderr.write(f"{SERVER.name} clear-history: {history.path} {what}; nothing was "
+                             f"removed (set {ENV_STATE_DIR} to the folder that holds "
+                             "history.jsonl).\n")
+            return 1
         print(f"cleared {removed} search{'es' if removed != 1 else ''} from {history.path}")
         return 0
     return server_main(SERVER, "readingroom.literature.server:build_literature_server", args)

@@ -9,11 +9,17 @@ its text; bare paragraphs before the first ``sec`` form an untitled leading sect
 acknowledgements and appendices from ``back`` follow. References are counted, not returned.
 
 An article whose XML has front matter but no ``body`` (publishers who do not allow the XML
-download) has no sections: the service answers ``not_found`` for it.
+download) has no sections: the service answers ``NOT_FOUND`` for it.
+
+:func:`answer_part` is what the tool sends: ``max_chars`` bounds every character of text in the
+answer — title, abstract (first part only), metadata, the section outline and the part of the
+joined text — and ``next_offset`` continues the reading. The text goes out once: sections are
+an outline of where each starts in ``full_text``, not a second copy of it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +29,18 @@ from ..core.xmlsafe import parse_xml, strip_doctype
 from .identifiers import normalize_doi, normalize_pmcid, normalize_pmid
 from .text import collapse, element_text
 
-__all__ = ["Article", "Section", "join_full_text", "parse_jats"]
+__all__ = [
+    "MAX_TITLE_CHARS",
+    "Article",
+    "Section",
+    "answer_part",
+    "join_full_text",
+    "outline",
+    "parse_jats",
+]
+
+MAX_TITLE_CHARS = 500
+"""A title longer than this is cut in the answer (the rest of the budget is the text's)."""
 
 _XLINK = "{http://www.w3.org/1999/xlink}"
 _SKIP = frozenset({"ref-list", "fn-group", "glossary", "notes", "title", "label",
@@ -115,15 +132,108 @@ def parse_jats(body: bytes) -> Article:
 
 
 def join_full_text(article: Article) -> str:
-    """Title, abstract and every section with its heading path, as one plain text."""
-    parts: list[str] = []
-    if article.title:
-        parts.append(article.title)
-    if article.abstract:
-        parts.append(f"Abstract\n{article.abstract}")
+    """Every section with its heading path, as one plain text (title and abstract apart)."""
+    return "\n\n".join(_section_text(s) for s in article.sections)
+
+
+def outline(article: Article) -> list[dict[str, Any]]:
+    """Where each section starts in :func:`join_full_text` and how long it is there."""
+    entries = []
+    start = 0
     for section in article.sections:
-        parts.append(f"{section.path}\n{section.text}" if section.path else section.text)
-    return "\n\n".join(parts)
+        chars = len(_section_text(section))
+        entries.append({"title": section.title, "path": section.path, "level": section.level,
+                        "start": start, "chars": chars})
+        start += chars + 2
+    return entries
+
+
+def _section_text(section: Section) -> str:
+    return f"{section.path}\n{section.text}" if section.path else section.text
+
+
+def answer_part(article: Article, *, max_chars: int, offset: int = 0) -> dict[str, Any]:
+    """The ``data`` of one part of the article, every text field within ``max_chars``.
+
+    The budget is spent on the title (cut at :data:`MAX_TITLE_CHARS`), the metadata (a fifth
+    of it at most: long author and keyword lists are cut and counted), the abstract (first
+    part only, a third of what is left at most), the outline of the sections from the one
+    ``offset`` falls in (a quarter of what is left at most) and then the joined text from
+    ``offset``.
+
+    Raises:
+        ValueError: ``offset`` is past the end of the text.
+    """
+    full = join_full_text(article)
+    if offset > len(full):
+        raise ValueError(f"offset {offset} is past the end of the text ({len(full)} characters)")
+    title = _cut(article.title, min(MAX_TITLE_CHARS, max_chars // 4))
+    meta = _bounded_metadata(article.metadata(), max_chars // 5)
+    used = len(title or "") + _chars(meta)
+    data: dict[str, Any] = {"title": title}
+    if offset == 0 and article.abstract:
+        abstract = _cut(article.abstract, max(0, (max_chars - used) // 3))
+        data["abstract"] = abstract
+        if abstract is not None and len(abstract) < len(article.abstract):
+            data["abstract_truncated"] = True
+        used += len(abstract or "")
+    entries = outline(article)
+    room = max(0, (max_chars - used) // 4)
+    shown: list[dict[str, Any]] = []
+    for entry in entries:
+        if entry["start"] + entry["chars"] < offset:
+            continue
+        cost = _chars(entry)
+        if cost > room:
+            break
+        shown.append(entry)
+        room -= cost
+    used += _chars(shown)
+    part = full[offset:offset + max(0, max_chars - used)]
+    end = offset + len(part)
+    data.update({
+        "sections": shown,
+        "sections_total": len(entries),
+        "full_text": part,
+        "offset": offset,
+        "full_text_chars": len(full),
+        "truncated": end < len(full),
+        "metadata": meta,
+    })
+    if end < len(full):
+        data["next_offset"] = end
+    return data
+
+
+def _cut(text: str | None, limit: int) -> str | None:
+    if text is None:
+        return None
+    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+
+
+def _chars(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
+
+
+def _bounded_metadata(meta: dict[str, Any], budget: int) -> dict[str, Any]:
+    """``meta`` within ``budget`` characters: long strings cut, lists cut and counted."""
+    out: dict[str, Any] = {}
+    for key, value in meta.items():
+        extra: dict[str, Any] = {}
+        if isinstance(value, str):
+            value = _cut(value, 200)
+        elif isinstance(value, list):
+            total = len(value)
+            value = [_cut(str(v), 120) for v in value[:50]]
+            extra = {f"{key}_total": total}
+            while value and _chars({**out, key: value, **extra}) > budget:
+                value.pop()
+            if len(value) == total:
+                extra = {}
+        candidate = {**out, key: value, **extra}
+        if _chars(candidate) <= budget:
+            out = candidate
+    return out
 
 
 def _local(element: Any) -> str:

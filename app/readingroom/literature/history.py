@@ -7,6 +7,10 @@ result its identifiers, rank, RRF score, evidence and URLs — by construction n
 no title, abstract or author (the line is built from a fixed list of fields, never from the
 item), and no secret (none is ever in the parameters or the results). Full text is never
 written here. ``literature-search-mcp clear-history`` empties it.
+
+A crash mid-append can leave a last line without its newline; the next append ends that torn
+line first (as the receipt ledger does), so the torn bytes never swallow the new entry, and
+:meth:`History.entries` skips the unreadable line.
 """
 
 from __future__ import annotations
@@ -81,15 +85,21 @@ class History:
     def append(self, line: Mapping[str, Any]) -> None:
         """Append one entry as one line, in one write (concurrent searches never interleave).
 
+        A last line left without its newline (a torn write) is ended first.
+
         Raises:
-            OSError: the folder or the file cannot be written.
+            OSError: the folder or the file cannot be written (or the path is a folder).
         """
         text = json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"
         data = text.encode("utf-8")
         with _LOCK:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
             try:
+                if os.fstat(fd).st_size:
+                    os.lseek(fd, -1, os.SEEK_END)  # O_APPEND still writes at the end
+                    if os.read(fd, 1) != b"\n":
+                        data = b"\n" + data
                 os.write(fd, data)
             finally:
                 os.close(fd)
@@ -111,7 +121,12 @@ class History:
         return out
 
     def clear(self) -> int:
-        """Empty the history; returns how many lines it held (0 when there was none)."""
+        """Empty the history; returns how many lines it held (0 when there was none).
+
+        Raises:
+            OSError: the file cannot be read or removed (IsADirectoryError when the path is a
+                folder: it is never removed).
+        """
         with _LOCK:
             try:
                 count = len(self.path.read_bytes().splitlines())

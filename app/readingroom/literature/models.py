@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["PROVIDER_ORDER", "LiteratureRecord", "OpenAccessEvidence", "SearchRequest"]
+from ..core.envelope import Level
+from ..core.errors import Code
+
+__all__ = ["PROVIDER_ORDER", "LiteratureRecord", "Note", "OpenAccessEvidence", "SearchRequest"]
 
 PROVIDER_ORDER: tuple[str, ...] = (
     "pubmed",
@@ -85,3 +88,14 @@ class LiteratureRecord:
     """The canonical landing page."""
     pdf_url: str | None = None
     open_access: OpenAccessEvidence = field(default_factory=OpenAccessEvidence)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A remark a provider makes about one answer (a term it could not send, a short page)."""
+
+    code: Code
+    message: str
+    """Without the provider prefix; the service adds it."""
+    field: str | None = None
+    level: Level = Level.warning

@@ -10,10 +10,13 @@ loopback fake of all seven providers, and checks:
 * a search with Crossref failing (an unreadable body, which is not retried, so the check stays
   quick) and Semantic Scholar rate limiting (HTTP 429 on every attempt): those two are
   ``error`` and ``rate_limited``, the other five ``ok``, and the search still answers;
-* full text with sections for an open-access article, ``not_found`` for one without a body;
+* full text with sections for an open-access article, ``NOT_FOUND`` (``data.status``
+  ``not_found``) for one without a body;
 * pacing as each provider saw it: arXiv one request at a time, at least 3 s from an answer to
   the next arrival; Semantic Scholar and Crossref's public pool serial with 1 s; PubMed at
-  least 0.34 s between request starts;
+  least 0.34 s between request starts; and per host: Europe PMC and bioRxiv share EBI's, at
+  least 0.5 s between arrivals there and at most two requests at once, whichever of the two
+  sent them;
 * one history line per search, without abstracts, authors or the secret;
 * the shared checks of :mod:`readingroom.core.selftest` (stdout purity, credit and the
   published schema on every envelope, the receipt chain).
@@ -46,7 +49,7 @@ from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 from . import ENV_STATE_DIR, OPTIONAL_VARIABLES, SERVER, URL_SETTINGS
 from .fake_providers import FakeProviders
 
-__all__ = ["EXPECTED_TOOLS", "FLOORS", "SECRET", "run_self_test"]
+__all__ = ["EXPECTED_TOOLS", "FLOORS", "HOST_FLOORS", "SECRET", "run_self_test"]
 
 EXPECTED_TOOLS = {"literature_search", "literature_sources", "literature_get_fulltext"}
 SECRET = "selftest-openalex-key-7f3a"
@@ -59,6 +62,8 @@ FLOORS: dict[str, tuple[float, bool]] = {
 }
 """Provider → (seconds, serial): serial floors count from an answer to the next arrival,
 the others between arrivals."""
+HOST_FLOORS: dict[str, tuple[float, int]] = {"ebi": (0.5, 2)}
+"""Fake host → (seconds between arrivals there, most requests at once), whatever provider."""
 _TOLERANCE = 0.02
 FAKE_LATENCY_S = 0.02
 
@@ -167,9 +172,10 @@ def _exercise(
                                                {"pmcid": "PMC9000002"}))
         envelopes += [full, bodyless]
         data, empty = full.get("data") or {}, bodyless.get("data") or {}
-        report.add("full text: sections, and not_found without a body",
+        report.add("full text: sections, and NOT_FOUND without a body",
                    data.get("status") == "ok" and len(data.get("sections", [])) >= 3
-                   and empty.get("status") == "not_found" and not empty.get("sections"),
+                   and empty.get("status") == "not_found" and not empty.get("sections")
+                   and (bodyless.get("error") or {}).get("code") == "NOT_FOUND",
                    f"PMID 90000001 -> {data.get('pmcid')} with {len(data.get('sections', []))} "
                    f"sections; PMC9000002 -> {empty.get('status')}")
         check_stdout_purity(report, client, client.close())
@@ -202,6 +208,16 @@ def _check_pacing(report: SelfTestReport, fake: FakeProviders) -> None:
         shown = f"{smallest:.3f}" if smallest is not None else "n/a"
         details.append(f"{provider} {len(gaps) + 1} requests, min gap {shown} s "
                        f"(floor {floor:g} s{', serial' if serial else ''})")
+    for host, (floor, most) in HOST_FLOORS.items():
+        gaps = fake.host_start_gaps(host)
+        in_flight = fake.host_in_flight(host)
+        smallest = min(gaps, default=None)
+        report.measures[f"host_{host}_gap_min_s"] = smallest if smallest is not None else 0.0
+        ok = ok and bool(gaps) and smallest is not None and smallest >= floor - _TOLERANCE \
+            and in_flight <= most
+        shown = f"{smallest:.3f}" if smallest is not None else "n/a"
+        details.append(f"host {host} {len(gaps) + 1} requests, min gap {shown} s, at most "
+                       f"{in_flight} at once (floor {floor:g} s, {most} at once)")
     report.add("pacing per host", ok, "; ".join(details))
 
 

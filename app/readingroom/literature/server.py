@@ -17,6 +17,7 @@ from ..core.envelope import Envelope
 from ..core.mcpkit import ToolSpec, build_server
 from . import SERVER
 from .models import PROVIDER_ORDER, SearchRequest
+from .paging import MAX_CURSOR_CHARS, MAX_RECORDS
 from .service import LiteratureService
 
 __all__ = [
@@ -41,14 +42,23 @@ class SearchInput(BaseModel):
         min_length=1, max_length=1000,
         description="What to search for. Plain keywords work everywhere. Rich syntax passes "
         "through to the providers that have it (PubMed [tiab]/[au]/MeSH, Europe PMC TITLE:/"
-        "AUTH:/DOI:, arXiv ti:/au:/abs:, Boolean AND/OR/NOT); the others get the plain words.",
+        "AUTH:/DOI:, arXiv ti:/au:/abs:, Boolean AND/OR/NOT); the others get the plain words. "
+        "NOT term or -term excludes a term wherever the provider can (PubMed, Europe PMC, "
+        "bioRxiv, OpenAlex, arXiv); Crossref and Semantic Scholar cannot, and a diagnostic "
+        "says so.",
     )
     limit: int = Field(10, ge=1, le=50, description="Fused results to return (1-50); each "
                        "provider is asked for this many.")
     sources: list[SourceId] | None = Field(
-        None, min_length=1,
+        None, min_length=1, max_length=len(PROVIDER_ORDER),
         description="Providers to search; omit for all seven: " + ", ".join(PROVIDER_ORDER)
         + ".",
+    )
+    cursor: str | None = Field(
+        None, min_length=1, max_length=MAX_CURSOR_CHARS,
+        description="data.next_cursor of the previous page, to get the next page of the same "
+        "search (give the same query, sources, years and open_access). Never returns a record "
+        f"already returned; paging stops at {MAX_RECORDS} records.",
     )
     year_from: int | None = Field(None, ge=1000, le=3000,
                                   description="Earliest publication year (inclusive).")
@@ -79,7 +89,11 @@ class FulltextInput(BaseModel):
     doi: str | None = Field(None, max_length=300,
                             description="DOI; resolved to a PMCID through Europe PMC.")
     max_chars: int = Field(100_000, ge=1000, le=1_000_000,
-                           description="Cap on the joined full_text (sections stay complete).")
+                           description="Cap on all the text in the answer (title, abstract, "
+                           "outline, metadata and this part of full_text).")
+    offset: int = Field(0, ge=0, le=50_000_000,
+                        description="Where in full_text this part starts: 0, or "
+                        "data.next_offset of the previous part, or a section's start.")
 
 
 INSTRUCTIONS = (
@@ -89,8 +103,9 @@ INSTRUCTIONS = (
     "papers on a topic (each result says which providers found it at which rank, and its "
     "identifiers, URLs and open-access evidence); literature_get_fulltext to read an "
     "open-access article's sections from Europe PMC by pmcid, pmid or doi; literature_sources "
-    "to see the providers' limitations and which optional API keys are configured. A source "
-    "marked rate_limited or error has an UNKNOWN result, never 'no results'. Credit the "
+    "to see the providers' limitations, budgets and which optional API keys are configured. A "
+    "source marked rate_limited or error has an UNKNOWN result, never 'no results'. When "
+    "has_more is true, pass data.next_cursor as cursor for the next page. Credit the "
     "attribution lines when you use the data."
 )
 
@@ -104,7 +119,7 @@ def tool_specs(service: LiteratureService) -> list[ToolSpec]:
             year_to=args.year_to, open_access=args.open_access,
             abstract_max_chars=args.abstract_max_chars,
         )
-        return await service.search(request, args.sources,
+        return await service.search(request, args.sources, cursor=args.cursor,
                                     arguments=args.model_dump(exclude_none=True))
 
     async def sources(_args: SourcesInput) -> Envelope:
@@ -112,7 +127,7 @@ def tool_specs(service: LiteratureService) -> list[ToolSpec]:
 
     async def fulltext(args: FulltextInput) -> Envelope:
         return await service.fulltext(pmcid=args.pmcid, pmid=args.pmid, doi=args.doi,
-                                      max_chars=args.max_chars,
+                                      max_chars=args.max_chars, offset=args.offset,
                                       arguments=args.model_dump(exclude_none=True))
 
     return [
@@ -129,8 +144,12 @@ def tool_specs(service: LiteratureService) -> list[ToolSpec]:
                 "venue, a capped abstract, rrf_score, evidence (provider and rank that found "
                 "it) and open_access with its evidence. `sources` in the envelope gives each "
                 "provider's status: ok, empty, rate_limited, error or skipped - rate_limited "
-                "and error mean that provider's result is unknown, not empty; the diagnostics "
-                "say why. Abstracts and full text are never stored; metadata only."
+                "and error (including timeout) mean that provider's result is unknown, not "
+                "empty; the diagnostics say why. Answers within about 40 s whatever one "
+                "provider does. result.has_more true comes with data.next_cursor: pass it as "
+                "`cursor` with the same arguments for the next page (no record twice; at most "
+                f"{MAX_RECORDS} records per search). Abstracts and full text are never stored; "
+                "metadata only."
             ),
             input_model=SearchInput, handler=search,
         ),
@@ -153,13 +172,15 @@ def tool_specs(service: LiteratureService) -> list[ToolSpec]:
             description=(
                 "Fetch the open-access full text of one article from Europe PMC (the PMC "
                 "open-access subset) by pmcid, or by pmid or doi (resolved to a PMCID). "
-                "Returns data.title, data.abstract, data.sections (title, path such as "
-                "'Results > Kinetic analysis', text) in document order, data.full_text "
-                "(everything joined, capped at max_chars) and data.metadata. data.status is "
-                "ok, or not_found when the paper has no open-access full text in Europe PMC "
-                "(not in PMC, not in the OA subset, or published without a body) - then use "
-                "the result's url or pdf_url. A failed request is an error, which is not "
-                "not_found. Nothing is stored."
+                "Returns one part: data.full_text (the sections with their headings, from "
+                "`offset`), data.sections (an outline: title, path such as 'Results > "
+                "Kinetic analysis', level and start - pass a start as `offset` to read that "
+                "section), data.title, data.abstract (first part only) and data.metadata, all "
+                "within max_chars; data.next_offset continues the reading. A paper without "
+                "open-access full text in Europe PMC (not in PMC, not in the OA subset, or "
+                "published without a body) is a NOT_FOUND error (data.status not_found, with "
+                "the reason) - then use the search result's url or pdf_url. A failed request "
+                "is another error, never NOT_FOUND. Nothing is stored."
             ),
             input_model=FulltextInput, handler=fulltext,
         ),

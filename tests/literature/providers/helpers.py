@@ -50,3 +50,38 @@ def arxiv_body(path: Path) -> tuple[int, bytes]:
     """HTTP status and the real UTF-8 body of an arxiv.py recording (Latin-1 decoded there)."""
     data = load_json(path)
     return data["status_code"], data["body"].encode("latin-1")
+
+
+class Client:
+    """A provider's paced client as the service builds it (its one host), for provider tests.
+
+    ``get`` goes through :class:`~readingroom.literature.client.ProviderHttp` (the budgeted
+    retries) over the host's core client; ``pacing`` is the provider's own rule.
+    """
+
+    def __init__(self, provider: Any, settings: Any, transport: Any = None,
+                 clock: FakeClock | None = None, budget_s: float = 30.0) -> None:
+        from readingroom.literature.budget import Budget
+        from readingroom.literature.client import HostClients, ProviderHttp
+
+        self.clock = clock or FakeClock()
+        self.pacing = provider.pacing(settings)
+        self.hosts = HostClients([(provider.info.id, settings.base_url, self.pacing)],
+                                 clock=self.clock, transport=transport)
+        self.http = ProviderHttp(provider.info.id, self.hosts.for_url(settings.base_url),
+                                 Budget(self.clock, budget_s, 10.0), self.clock,
+                                 provider.headers(settings))
+
+    async def get(self, url: str, params: Any = None, *, headers: Any = None) -> httpx.Response:
+        """GET through the budgeted client."""
+        return await self.http.get(url, params, headers=headers)
+
+    async def aclose(self) -> None:
+        """Close the host client."""
+        await self.hosts.aclose()
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -14,7 +14,7 @@ from readingroom.literature.providers import arxiv
 from readingroom.literature.providers.base import ProviderSettings
 
 from ...core.samples import no_expectation, require_sample, sample_params
-from .helpers import Recorder, arxiv_body
+from .helpers import Client, Recorder, arxiv_body
 
 FOLDER = "literature/arxiv"
 
@@ -56,7 +56,7 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
             arxiv.parse(body)
         assert caught.value.code is want
         return
-    records = arxiv.parse(body)
+    records = arxiv.parse(body).records
     assert [(r.arxiv_id, r.arxiv_version) for r in records] == want
     for rank, record in enumerate(records, start=1):
         assert record.rank == rank and record.title and record.abstract and record.year
@@ -66,7 +66,7 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
 
 def test_search_entry_fields(samples: Path) -> None:
     _, body = arxiv_body(samples / FOLDER / "arxivpy_q_testing_s0_m10_bc5a6c384fe9.json")
-    first = arxiv.parse(body)[0]
+    first = arxiv.parse(body).records[0]
     assert first.title.startswith("Testing Deep Learning Models: A First Comparative Study")
     assert first.doi == "10.1109/icstw55395.2022.00035"
     assert first.year == 2022 and first.authors[0] == "Mohit Kumar Ahuja"
@@ -77,11 +77,11 @@ def test_search_entry_fields(samples: Path) -> None:
 
 def test_non_ascii_author_and_old_style_id(samples: Path) -> None:
     _, body = arxiv_body(samples / FOLDER / "arxivpy_id_1707.08567_s0_m100_6a1afebfc6a3.json")
-    [record] = arxiv.parse(body)
+    [record] = arxiv.parse(body).records
     assert len(record.authors) == 34
     assert any(not a.isascii() for a in record.authors)
     _, old = arxiv_body(samples / FOLDER / "arxivpy_id_astro-ph_0601001_s0_m100_3150dca9dc76.json")
-    [record] = arxiv.parse(old)
+    [record] = arxiv.parse(old).records
     assert record.url == "https://arxiv.org/abs/astro-ph/0601001v1"
 
 
@@ -124,11 +124,12 @@ async def test_serial_three_seconds_from_end_to_start(samples: Path) -> None:
     clock = FakeClock()
     recorder = Recorder(lambda r: httpx.Response(200, content=body), clock)
     settings = ProviderSettings(base_url="https://arxiv.test", values={})
-    http = arxiv.PROVIDER.client(settings, transport=recorder.transport, clock=clock)
-    assert http.politeness.serial and http.politeness.min_interval == 3.0
+    http = Client(arxiv.PROVIDER, settings, recorder.transport, clock)
+    assert http.pacing.serial and http.pacing.min_interval == 3.0
     async with http:
         for _ in range(3):
-            assert await arxiv.PROVIDER.search(http, settings, SearchRequest(query="x")) == []
+            page = await arxiv.PROVIDER.search(http, settings, SearchRequest(query="x"))
+            assert page.records == ()
     assert recorder.requests[0].url.path == "/api/query"
     gaps = [b - a for a, b in zip(recorder.times, recorder.times[1:], strict=False)]
     assert all(g >= 3.0 for g in gaps)

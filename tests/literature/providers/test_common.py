@@ -14,7 +14,7 @@ from readingroom.literature.models import PROVIDER_ORDER, SearchRequest
 from readingroom.literature.providers import PROVIDERS, common, crossref
 from readingroom.literature.providers.base import ProviderSettings
 
-from .helpers import Recorder
+from .helpers import Client, Recorder
 
 
 @pytest.mark.parametrize(
@@ -52,12 +52,13 @@ def test_registry_in_seed_order_with_url_settings() -> None:
         assert provider.info.source.id == provider.info.id
 
 
-def test_every_client_has_the_seed_retry_rules() -> None:
-    for provider in PROVIDERS.values():
-        http = provider.client(ProviderSettings(base_url="https://x.test", values={}))
-        rules = http.politeness
-        assert rules.max_retries == 3
-        assert {408, 429, 500, 502, 503, 504} <= rules.retry_statuses
+def test_the_seed_retry_rules() -> None:
+    assert common.MAX_RETRIES == 3
+    assert {408, 429, 500, 502, 503, 504} <= common.RETRY_STATUSES
+    assert [common.backoff(n) for n in (1, 2, 3)] == [2.0, 4.0, 8.0]
+    for provider in PROVIDERS.values():  # every provider has a pace, none faster than 10/s
+        assert provider.pacing(ProviderSettings(base_url="https://x.test",
+                                                values={})).min_interval >= 0.1
 
 
 @pytest.mark.anyio
@@ -66,32 +67,35 @@ async def test_retry_after_http_date_is_honoured() -> None:
     clock = FakeClock()
     when = format_datetime(clock.now() + timedelta(seconds=7), usegmt=True)
     answers = iter([httpx.Response(429, headers={"Retry-After": when}),
-                    httpx.Response(200, json={"status": "ok", "message": {"items": []}})])
+                    httpx.Response(200, json={"status": "ok", "message": {
+                        "total-results": 0, "items": []}})])
     recorder = Recorder(lambda r: next(answers), clock)
     settings = ProviderSettings(base_url="https://crossref.test", values={})
-    async with crossref.PROVIDER.client(settings, transport=recorder.transport, clock=clock) as h:
-        assert await crossref.PROVIDER.search(h, settings, SearchRequest(query="x")) == []
+    async with Client(crossref.PROVIDER, settings, recorder.transport, clock) as h:
+        assert (await crossref.PROVIDER.search(h, settings, SearchRequest(query="x"))).records == ()
     assert recorder.times[1] - recorder.times[0] >= 7.0
 
 
 @pytest.mark.anyio
 async def test_503_with_retry_after_is_retried() -> None:
     # Hand-made 503 with Retry-After seconds.
-    answers = iter([httpx.Response(503, headers={"Retry-After": "2"}),
-                    httpx.Response(200, json={"status": "ok", "message": {"items": []}})])
+    answers = iter([httpx.Response(503, headers={"Retry-After": "5"}),
+                    httpx.Response(200, json={"status": "ok", "message": {
+                        "total-results": 0, "items": []}})])
     clock = FakeClock()
     recorder = Recorder(lambda r: next(answers), clock)
     settings = ProviderSettings(base_url="https://crossref.test", values={})
-    async with crossref.PROVIDER.client(settings, transport=recorder.transport, clock=clock) as h:
-        assert await crossref.PROVIDER.search(h, settings, SearchRequest(query="x")) == []
+    async with Client(crossref.PROVIDER, settings, recorder.transport, clock) as h:
+        assert (await crossref.PROVIDER.search(h, settings, SearchRequest(query="x"))).records == ()
     assert len(recorder.requests) == 2
+    assert recorder.times[1] - recorder.times[0] >= 5.0  # the 503's Retry-After, not a backoff
 
 
 @pytest.mark.anyio
 async def test_malformed_json_is_an_api_error_without_the_body() -> None:
     recorder = Recorder(lambda r: httpx.Response(200, content=b'{"status": "ok", "mess'))
     settings = ProviderSettings(base_url="https://crossref.test", values={})
-    async with crossref.PROVIDER.client(settings, transport=recorder.transport) as http:
+    async with Client(crossref.PROVIDER, settings, recorder.transport) as http:
         with pytest.raises(CoreError) as caught:
             await crossref.PROVIDER.search(http, settings, SearchRequest(query="x"))
     assert caught.value.code is Code.API_ERROR

@@ -15,7 +15,7 @@ from readingroom.literature.providers import crossref
 from readingroom.literature.providers.base import ProviderSettings
 
 from ...core.samples import no_expectation, require_sample, sample_params
-from .helpers import Recorder, load_json
+from .helpers import Client, Recorder, load_json
 
 FOLDER = "literature/crossref"
 
@@ -50,7 +50,7 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
     expected = EXPECTED.get(path.name)
     if expected is None:
         no_expectation(path, "EXPECTED")
-    records = crossref.parse(_payload(path))
+    records = crossref.parse(_payload(path)).records
     counts = (
         len(records),
         sum(1 for r in records if r.abstract),
@@ -64,7 +64,9 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
 
 
 def test_field_query_details(samples: Path) -> None:
-    records = crossref.parse(load_json(samples / FOLDER / "habanero_test_works_field_queries.json"))
+    records = (
+        crossref.parse(load_json(samples / FOLDER / "habanero_test_works_field_queries.json"))
+    ).records
     first = records[0]
     assert (first.doi, first.year, first.venue, first.title) == (
         "10.1111/ele.14024", 2022, "Ecology Letters", "The forecast trap"
@@ -81,7 +83,9 @@ def test_field_query_details(samples: Path) -> None:
 
 
 def test_published_date_when_issued_missing(samples: Path) -> None:
-    records = crossref.parse(load_json(samples / FOLDER / "habanero_test_worksquery_execute.json"))
+    records = (
+        crossref.parse(load_json(samples / FOLDER / "habanero_test_worksquery_execute.json"))
+    ).records
     assert [r.year for r in records] == [2022, 2012, 2018]
 
 
@@ -118,15 +122,15 @@ def _settings(**values: str) -> ProviderSettings:
 
 @pytest.mark.anyio
 async def test_public_pool_is_serial_one_a_second(samples: Path) -> None:
-    client = crossref.PROVIDER.client(_settings())
-    assert client.politeness.serial and client.politeness.min_interval == 1.0
-    polite = crossref.PROVIDER.client(_settings(CROSSREF_MAILTO="me@example.org"))
-    assert not polite.politeness.serial and polite.politeness.min_interval == 0.34
+    public = crossref.PROVIDER.pacing(_settings())
+    assert public.serial and public.min_interval == 1.0 and public.in_flight == 1
+    polite = crossref.PROVIDER.pacing(_settings(CROSSREF_MAILTO="me@example.org"))
+    assert not polite.serial and polite.min_interval == 0.34 and polite.in_flight == 3
     body = (samples / FOLDER / "habanero_test_works_query.json").read_bytes()
     clock = FakeClock()
     recorder = Recorder(lambda r: httpx.Response(200, content=body), clock)
     settings = _settings()
-    async with crossref.PROVIDER.client(settings, transport=recorder.transport, clock=clock) as h:
+    async with Client(crossref.PROVIDER, settings, recorder.transport, clock) as h:
         for _ in range(3):
             await crossref.PROVIDER.search(h, settings, SearchRequest(query="ecology"))
     assert recorder.requests[0].url.path == "/works"
@@ -139,7 +143,7 @@ async def test_plain_text_404_is_an_api_error() -> None:
     # Crossref's documented 404 body (habanero cassette test_works_bad_id_warn, not copied).
     recorder = Recorder(lambda r: httpx.Response(404, text="Resource not found."))
     settings = _settings()
-    async with crossref.PROVIDER.client(settings, transport=recorder.transport) as http:
+    async with Client(crossref.PROVIDER, settings, recorder.transport) as http:
         with pytest.raises(CoreError) as caught:
             await crossref.PROVIDER.search(http, settings, SearchRequest(query="x"))
     assert caught.value.code is Code.API_ERROR

@@ -15,17 +15,19 @@ from readingroom.literature.providers import biorxiv, europepmc
 from readingroom.literature.providers.base import ProviderSettings
 
 from ...core.samples import no_expectation, require_sample, sample_params
-from .helpers import Recorder, load_json
+from .helpers import Client, Recorder, load_json
 
 FOLDER = "literature/europepmc"
 
-# file -> (records, with abstract, OA evidence True, with PDF URL). Search answers only: the
-# fullTextXML JATS files (*.xml) in the same folder belong to literature_get_fulltext's tests.
-EXPECTED: dict[str, tuple[int, int, int, int]] = {
+# file -> (records, with abstract, OA evidence True, with PDF URL), or the error code parse()
+# raises. Search answers only: the fullTextXML JATS files (*.xml) in the same folder belong to
+# literature_get_fulltext's tests.
+EXPECTED: dict[str, tuple[int, int, int, int] | Code] = {
     "pyeuropepmc_search_cancer_core.json": (25, 21, 9, 9),
     "pyeuropepmc_search_cancer.json": (25, 0, 8, 0),  # lite: no abstracts, licences or links
     "pyeuropepmc_search_cancer_page2.json": (5, 0, 0, 0),
-    "pyeuropepmc_search_cancer_idlist.json": (0, 0, 0, 0),  # idlist: ids only, no titles
+    # idlist: ids only, no title to show: 25 hits and no readable record is an error, not a zero
+    "pyeuropepmc_search_cancer_idlist.json": Code.API_ERROR,
     "pyeuropepmc_search_no_results.json": (0, 0, 0, 0),
     "openscience_fetch_europepmc.json": (1, 1, 1, 1),  # one core record, envelope restored
 }
@@ -52,7 +54,12 @@ def test_every_search_sample_reads_as_expected(path: Path | None) -> None:
     expected = EXPECTED.get(path.name)
     if expected is None:
         no_expectation(path, "EXPECTED")
-    records = europepmc.parse(_payload(path))
+    if isinstance(expected, Code):
+        with pytest.raises(CoreError) as caught:
+            europepmc.parse(_payload(path))
+        assert caught.value.code is expected
+        return
+    records = europepmc.parse(_payload(path)).records
     counts = (
         len(records),
         sum(1 for r in records if r.abstract),
@@ -66,7 +73,9 @@ def test_every_search_sample_reads_as_expected(path: Path | None) -> None:
 
 
 def test_core_record_fields(samples: Path) -> None:
-    records = europepmc.parse(load_json(samples / FOLDER / "pyeuropepmc_search_cancer_core.json"))
+    records = (
+        europepmc.parse(load_json(samples / FOLDER / "pyeuropepmc_search_cancer_core.json"))
+    ).records
     first = records[0]
     assert (first.provider_id, first.pmid, first.doi, first.year) == (
         "MED:39709209", "39709209", "10.1016/s0140-6736(24)02600-x", 2025
@@ -86,7 +95,9 @@ def test_core_record_fields(samples: Path) -> None:
 
 
 def test_pdf_prefers_europe_pmc(samples: Path) -> None:
-    [record] = europepmc.parse(_payload(samples / FOLDER / "openscience_fetch_europepmc.json"))
+    [record] = (
+        europepmc.parse(_payload(samples / FOLDER / "openscience_fetch_europepmc.json"))
+    ).records
     assert record.pdf_url == "https://europepmc.org/articles/PMC10508479?pdf=render"
     assert record.pmcid == "PMC10508479"
 
@@ -133,8 +144,10 @@ async def test_biorxiv_search_credits_biorxiv(samples: Path) -> None:
     body = (samples / FOLDER / "pyeuropepmc_search_cancer_page2.json").read_bytes()
     recorder = Recorder(lambda r: httpx.Response(200, content=body))
     settings = ProviderSettings(base_url="https://epmc.test/rest/", values={})
-    async with biorxiv.PROVIDER.client(settings, transport=recorder.transport) as http:
-        records = await biorxiv.PROVIDER.search(http, settings, SearchRequest(query="cancer"))
+    async with Client(biorxiv.PROVIDER, settings, recorder.transport) as http:
+        records = (
+            await biorxiv.PROVIDER.search(http, settings, SearchRequest(query="cancer"))
+        ).records
     assert recorder.requests[0].url.path == "/rest/search"
     assert {r.provider for r in records} == {"biorxiv"} and len(records) == 5
 
@@ -145,10 +158,11 @@ async def test_europepmc_search_and_pacing(samples: Path) -> None:
     clock = FakeClock()
     recorder = Recorder(lambda r: httpx.Response(200, content=body), clock)
     settings = ProviderSettings(base_url="https://epmc.test/rest", values={})
-    http = europepmc.PROVIDER.client(settings, transport=recorder.transport, clock=clock)
+    http = Client(europepmc.PROVIDER, settings, recorder.transport, clock)
     async with http:
         for _ in range(3):
-            assert await europepmc.PROVIDER.search(http, settings, SearchRequest(query="x")) == []
+            page = await europepmc.PROVIDER.search(http, settings, SearchRequest(query="x"))
+            assert page.records == ()
     assert recorder.params()["resultType"] == "core"
     gaps = [b - a for a, b in zip(recorder.times, recorder.times[1:], strict=False)]
     assert all(g >= europepmc.MIN_INTERVAL for g in gaps)

@@ -14,7 +14,7 @@ from readingroom.literature.providers import openalex
 from readingroom.literature.providers.base import ProviderSettings
 
 from ...core.samples import no_expectation, require_sample, sample_params
-from .helpers import Recorder, load_json
+from .helpers import Client, Recorder, load_json
 
 FOLDER = "literature/openalex"
 
@@ -56,7 +56,7 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
     expected = EXPECTED.get(path.name)
     if expected is None:
         no_expectation(path, "EXPECTED")
-    records = openalex.parse(_payload(path))
+    records = openalex.parse(_payload(path)).records
     got = [
         (r.provider_id, r.doi, r.pmid, r.pmcid, r.arxiv_id, r.open_access.is_open_access)
         for r in records
@@ -67,7 +67,9 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
 
 
 def test_abstract_rebuilt_in_order(samples: Path) -> None:
-    [record] = openalex.parse(_payload(samples / FOLDER / "openalex-python_W2741809807.json"))
+    [record] = (
+        openalex.parse(_payload(samples / FOLDER / "openalex-python_W2741809807.json"))
+    ).records
     assert (record.abstract or "").startswith(
         "Despite growing interest in Open Access (OA) to scholarly literature, there is an unmet"
     )
@@ -110,7 +112,7 @@ async def test_key_in_query_string_never_in_errors() -> None:
     recorder = Recorder(lambda r: httpx.Response(429, headers={"Retry-After": "0"}))
     settings = ProviderSettings(base_url="https://openalex.test",
                                 values={"OPENALEX_API_KEY": "oa-secret-77"})
-    async with openalex.PROVIDER.client(settings, transport=recorder.transport) as http:
+    async with Client(openalex.PROVIDER, settings, recorder.transport) as http:
         with pytest.raises(CoreError) as caught:
             await openalex.PROVIDER.search(http, settings, SearchRequest(query="x"))
     assert caught.value.code is Code.RATE_LIMITED

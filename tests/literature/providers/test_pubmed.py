@@ -16,7 +16,7 @@ from readingroom.literature.providers import pubmed
 from readingroom.literature.providers.base import ProviderSettings
 
 from ...core.samples import no_expectation, require_sample, sample_params
-from .helpers import Recorder, load_json
+from .helpers import Client, Recorder, load_json
 
 FOLDER = "literature/pubmed"
 
@@ -66,7 +66,7 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
         assert (result.ids[0] if result.ids else None) == expected[3]
         assert all(i.isdigit() for i in result.ids)
     elif kind == "efetch":
-        records = pubmed.parse(body)
+        records = pubmed.parse(body).records
         assert len(records) == expected[1]
         for rank, record in enumerate(records, start=1):
             assert record.provider == "pubmed" and record.rank == rank
@@ -96,7 +96,7 @@ def test_zero_hits_reports_the_phrase(samples: Path) -> None:
 
 
 def test_two_plain_articles(samples: Path) -> None:
-    first, second = pubmed.parse(_sample(samples, "biopython_pubmed2.xml"))
+    first, second = pubmed.parse(_sample(samples, "biopython_pubmed2.xml")).records
     assert first.pmid == "11748933" and first.doi == "10.1006/cryo.2001.2328"
     assert first.venue == "Cryobiology" and first.year == 2001
     assert first.title.startswith("Is cryopreservation a homogeneous process?")
@@ -105,7 +105,7 @@ def test_two_plain_articles(samples: Path) -> None:
 
 
 def test_structured_abstract_keeps_labels(samples: Path) -> None:
-    [record] = pubmed.parse(_sample(samples, "biopython_pubmed4.xml"))
+    [record] = pubmed.parse(_sample(samples, "biopython_pubmed4.xml")).records
     assert record.pmid == "27797938" and record.pmcid == "PMC5442267"
     assert record.doi == "10.1136/gutjnl-2016-312510" and record.year == 2017
     assert record.title == (
@@ -120,7 +120,7 @@ def test_structured_abstract_keeps_labels(samples: Path) -> None:
 
 
 def test_html_and_mathml_in_title_and_abstract(samples: Path) -> None:
-    [record] = pubmed.parse(_sample(samples, "biopython_pubmed6.xml"))
+    [record] = pubmed.parse(_sample(samples, "biopython_pubmed6.xml")).records
     assert record.title.startswith('A "Blood Relationship" Between the Overlooked')
     assert "(LEmin)" in (record.abstract or "")
 
@@ -128,16 +128,18 @@ def test_html_and_mathml_in_title_and_abstract(samples: Path) -> None:
 def test_reference_list_ids_are_not_the_articles(samples: Path) -> None:
     body = _sample(samples, "biopython_pubmed7.xml")
     assert body.count(b'IdType="pubmed"') > 10  # the trap is real
-    [record] = pubmed.parse(body)
+    [record] = pubmed.parse(body).records
     assert record.pmid == "29963580"
     assert record.doi == "10.1117/1.jmi.5.2.026002"
     assert record.pmcid == "PMC6022861"
 
 
 def test_oa_filter_makes_records_oa_evidence(samples: Path) -> None:
-    [record] = pubmed.parse(_sample(samples, "biopython_pubmed6.xml"), open_access_filtered=True)
+    [record] = (
+        pubmed.parse(_sample(samples, "biopython_pubmed6.xml"), open_access_filtered=True)
+    ).records
     assert record.open_access.is_open_access is True
-    [plain] = pubmed.parse(_sample(samples, "biopython_pubmed6.xml"))
+    [plain] = pubmed.parse(_sample(samples, "biopython_pubmed6.xml")).records
     assert plain.open_access.is_open_access is None
 
 
@@ -208,9 +210,11 @@ async def test_search_is_esearch_then_one_efetch_in_relevance_order(samples: Pat
     clock = FakeClock()
     recorder = Recorder(answer, clock)
     settings = _settings()
-    http = pubmed.PROVIDER.client(settings, transport=recorder.transport, clock=clock)
+    http = Client(pubmed.PROVIDER, settings, recorder.transport, clock)
     async with http:
-        records = await pubmed.PROVIDER.search(http, settings, SearchRequest(query="q", limit=2))
+        records = (
+            await pubmed.PROVIDER.search(http, settings, SearchRequest(query="q", limit=2))
+        ).records
     assert [r.url.path for r in recorder.requests] == [
         "/entrez/eutils/esearch.fcgi", "/entrez/eutils/efetch.fcgi"
     ]
@@ -227,8 +231,9 @@ async def test_zero_hits_sends_no_efetch(samples: Path) -> None:
     body = _sample(samples, "biopython_esearch8.xml")
     recorder = Recorder(lambda r: httpx.Response(200, content=body))
     settings = _settings()
-    async with pubmed.PROVIDER.client(settings, transport=recorder.transport) as http:
-        assert await pubmed.PROVIDER.search(http, settings, SearchRequest(query="q")) == []
+    async with Client(pubmed.PROVIDER, settings, recorder.transport) as http:
+        page = await pubmed.PROVIDER.search(http, settings, SearchRequest(query="q"))
+        assert page.records == ()
     assert len(recorder.requests) == 1
 
 
@@ -237,7 +242,7 @@ async def test_zero_hits_sends_no_efetch(samples: Path) -> None:
 async def test_pacing_three_or_ten_a_second(values: dict[str, str], floor: float) -> None:
     clock = FakeClock()
     recorder = Recorder(lambda r: httpx.Response(200, content=b"<x/>"), clock)
-    http = pubmed.PROVIDER.client(_settings(**values), transport=recorder.transport, clock=clock)
+    http = Client(pubmed.PROVIDER, _settings(**values), recorder.transport, clock)
     async with http:
         for _ in range(4):
             await http.get("https://eutils.test/entrez/eutils/einfo.fcgi")
@@ -249,7 +254,7 @@ async def test_pacing_three_or_ten_a_second(values: dict[str, str], floor: float
 async def test_api_key_never_in_an_error() -> None:
     recorder = Recorder(lambda r: httpx.Response(400, content=b"bad"))
     settings = _settings(NCBI_API_KEY="sekret-key-123", NCBI_EMAIL="me@example.org")
-    async with pubmed.PROVIDER.client(settings, transport=recorder.transport) as http:
+    async with Client(pubmed.PROVIDER, settings, recorder.transport) as http:
         with pytest.raises(CoreError) as caught:
             await pubmed.PROVIDER.search(http, settings, SearchRequest(query="q"))
     assert recorder.params()["api_key"] == "sekret-key-123"

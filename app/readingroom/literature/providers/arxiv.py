@@ -1,10 +1,12 @@
 """arXiv export API (Atom): relevance search.
 
 Request: ``GET {ARXIV_URL}/api/query?search_query=…&sortBy=relevance&sortOrder=descending
-&start=0&max_results=N``. arXiv's syntax (``ti:``, ``au:``, ``abs:``, ``cat:``, ``all:``,
-``AND``/``OR``/``ANDNOT``, quoted phrases) passes through; a query without any of it is scoped
-term by term as ``all:word AND all:word`` (unscoped terms with a date sort are what gave other
-servers off-topic newest papers). Years become
+&start=K&max_results=N``. arXiv's syntax (``ti:``, ``au:``, ``abs:``, ``cat:``, ``all:``,
+``AND``/``OR``/``ANDNOT``, quoted phrases) passes through, a ``NOT`` written ``ANDNOT`` (arXiv's
+exclusion; a bare ``NOT`` would be searched for as a word); a query without any of it is
+scoped term by term as ``all:word AND all:word``, each negated term ``ANDNOT all:term``
+(unscoped terms with a date sort are what gave other servers off-topic newest papers). Years
+become
 ``submittedDate:[YYYY01010000 TO YYYY12312359]``. Every arXiv paper is free to read with a PDF,
 which the research's OA rule counts as open access, so the open-access option needs no filter.
 
@@ -12,7 +14,9 @@ Terms of use: one request every three seconds on a single connection — a seria
 a 3 s floor from the end of one exchange to the next start.
 
 Errors come as a feed whose single entry's id is ``…/api/errors#…`` (HTTP 400 today, HTTP 200
-in older behaviour); both are refused as API_ERROR rather than read as a paper.
+in older behaviour); both are refused as API_ERROR rather than read as a paper. A feed with no
+entry is trusted as empty only when ``opensearch:totalResults`` says 0 (or the start is past
+it): ``totalResults`` 214881 with no entry is an error, never "nothing found".
 """
 
 from __future__ import annotations
@@ -22,14 +26,14 @@ import re
 from lxml import etree
 
 from ...core.errors import Code, CoreError
-from ...core.http import HttpClient
 from ...core.responses import Source
 from ...core.xmlsafe import parse_xml
 from ..identifiers import arxiv_abs_url, arxiv_pdf_url, normalize_arxiv, normalize_doi
 from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
+from ..query import Excluded, split_negations
 from ..text import collapse
-from .base import ProviderInfo, ProviderSettings
-from .common import FixedPacing, as_year, unreadable
+from .base import Fetcher, Page, ProviderInfo, ProviderSettings
+from .common import FixedPace, as_year, check_xml, checked_page, count_value, off_loop, unreadable
 
 __all__ = [
     "DEFAULT_URL",
@@ -49,6 +53,7 @@ MIN_INTERVAL = 3.0
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _ARXIV = "{http://arxiv.org/schemas/atom}"
+_OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 
 _NATIVE = re.compile(
     r"\b(?:ti|au|abs|co|jr|cat|rn|id|all|submittedDate|lastUpdatedDate):|\b(?:AND|OR|ANDNOT)\b"
@@ -71,17 +76,23 @@ INFO = ProviderInfo(
         "Physics, mathematics, computer science and related fields only.",
     ),
     native_syntax=True,
+    exclusion="ANDNOT (arXiv syntax): NOT and -term are sent as ANDNOT",
 )
 
 
 def search_query(request: SearchRequest) -> str:
     """The ``search_query`` value: arXiv syntax as given, bare words scoped to ``all:``."""
     query = request.query.strip()
-    if not _NATIVE.search(query):
-        terms = [t for t in _TERM.findall(query) if t.strip('"').strip()]
-        query = " AND ".join(f"all:{t}" for t in terms) or query
-    elif " " in query and not query.startswith("("):
-        query = f"({query})"
+    parts = split_negations(query)
+    if not _NATIVE.search(parts.positive):
+        terms = [t for t in _TERM.findall(parts.positive) if t.strip('"').strip()]
+        query = " AND ".join(f"all:{t}" for t in terms) or parts.positive
+        query += "".join(f" ANDNOT {_scoped(e)}" for e in parts.excluded)
+    else:
+        if parts.excluded:
+            query = parts.positive + "".join(f" ANDNOT {_scoped(e)}" for e in parts.excluded)
+        if " " in query and not query.startswith("("):
+            query = f"({query})"
     if request.year_from is not None or request.year_to is not None:
         low = request.year_from if request.year_from is not None else 1991
         high = request.year_to if request.year_to is not None else 9999
@@ -89,29 +100,42 @@ def search_query(request: SearchRequest) -> str:
     return query
 
 
-def params_for(request: SearchRequest) -> dict[str, str]:
+def _scoped(excluded: Excluded) -> str:
+    """A negated term scoped for arXiv: ``all:word``, ``all:"a phrase"`` or a scoped group."""
+    if not excluded.group:
+        text = excluded.text
+        return text if _NATIVE.search(text) else f"all:{text}"
+    inner = " ".join(t if t in ("AND", "OR", "ANDNOT") or _NATIVE.search(t) else f"all:{t}"
+                     for t in _TERM.findall(excluded.text.replace("(", " ").replace(")", " ")))
+    return f"({inner})"
+
+
+def params_for(request: SearchRequest, *, offset: int = 0) -> dict[str, str]:
     """The exact ``/api/query`` query parameters."""
     return {
         "search_query": search_query(request),
         "sortBy": "relevance",
         "sortOrder": "descending",
-        "start": "0",
+        "start": str(offset),
         "max_results": str(request.limit),
     }
 
 
-def parse(body: bytes) -> list[LiteratureRecord]:
-    """Read an arXiv Atom feed into records, in feed (= relevance) order.
+def parse(body: bytes, *, limit: int | None = None, offset: int = 0) -> Page:
+    """Read an arXiv Atom feed into a page, in feed (= relevance) order.
+
+    At most ``limit`` entries are read; ``offset`` is the ``start`` asked for.
 
     Raises:
-        CoreError: API_ERROR for arXiv's error feed (an entry id under ``/api/errors``) or a
-            document that is not an Atom feed.
+        CoreError: API_ERROR for arXiv's error feed (an entry id under ``/api/errors``), a
+            document that is not an Atom feed, ``totalResults`` above the start with no entry,
+            or no readable entry.
         XmlParseError, UnsafeXmlError: the body is not safe, well-formed XML.
     """
     root = parse_xml(body)
     if root.tag != f"{_ATOM}feed":
         raise unreadable("arXiv", "Atom feed")
-    entries = root.findall(f"{_ATOM}entry")
+    entries = root.findall(f"{_ATOM}entry")[:limit]
     for entry in entries:
         ident = entry.findtext(f"{_ATOM}id") or ""
         if "/api/errors" in ident:
@@ -123,11 +147,16 @@ def parse(body: bytes) -> list[LiteratureRecord]:
                 remediation="Check the arXiv query syntax (ti:, au:, abs:, cat:, AND/OR).",
             )
     records: list[LiteratureRecord] = []
+    bad = 0
     for entry in entries:
-        record = _record(entry, len(records) + 1)
-        if record is not None:
+        record = _record(entry, offset + len(records) + 1)
+        if record is None:
+            bad += 1
+        else:
             records.append(record)
-    return records
+    total = count_value(root.findtext(f"{_OPENSEARCH}totalResults"))
+    return checked_page("arXiv", records, total=total, unreadable_count=bad, offset=offset,
+                        said="results match (totalResults)")
 
 
 def _record(entry: etree._Element, rank: int) -> LiteratureRecord | None:
@@ -161,20 +190,24 @@ def _record(entry: etree._Element, rank: int) -> LiteratureRecord | None:
     )
 
 
-class ArxivProvider(FixedPacing):
+class ArxivProvider(FixedPace):
     """arXiv as the service uses it (see the module docstring)."""
 
     info = INFO
     min_interval = MIN_INTERVAL
     serial = True
 
-    async def search(
-        self, http: HttpClient, settings: ProviderSettings, request: SearchRequest
-    ) -> list[LiteratureRecord]:
-        """One ``/api/query`` request."""
+    async def search(self, http: Fetcher, settings: ProviderSettings, request: SearchRequest,
+                     *, offset: int = 0) -> Page:
+        """One ``/api/query`` request; the feed read off the event loop."""
         response = await http.get(f"{settings.base_url.rstrip('/')}/api/query",
-                                  params_for(request))
-        return parse(response.content)
+                                  params_for(request, offset=offset))
+        return await off_loop(_read, response.content, request.limit, offset)
+
+
+def _read(body: bytes, limit: int, offset: int) -> Page:
+    check_xml(body, asked=limit, provider="arXiv")
+    return parse(body, limit=limit, offset=offset)
 
 
 PROVIDER = ArxivProvider()

@@ -1,9 +1,15 @@
 """Crossref REST ``/works``: keyword search over DOI metadata.
 
-Request: ``GET {CROSSREF_URL}/works?query=<keywords>&rows=N&select=…`` with
-``filter=from-pub-date:YYYY,until-pub-date:YYYY-12-31`` for years and ``mailto`` when
-``CROSSREF_MAILTO`` is set. Crossref has no query language and no open-access filter, so the
-query is the sanitised keyword form and open access is left to the evidence rule.
+Request: ``GET {CROSSREF_URL}/works?query=<keywords>&rows=N&select=…`` (``offset=K`` for a
+later page) with ``filter=from-pub-date:YYYY,until-pub-date:YYYY-12-31`` for years and
+``mailto`` when ``CROSSREF_MAILTO`` is set. Crossref has no query language and no open-access
+filter, so the query is the sanitised keyword form and open access is left to the evidence
+rule. Crossref's REST API "does not support boolean operators" (Crossref staff, community
+forum), so a negated term cannot be sent: it is left out and the answer says so.
+
+A ``work-list`` page is trusted as empty only when ``total-results`` says 0; ``items`` of
+another type than a list, a count above zero with no item, or a page of unreadable items is
+an error (:func:`.common.checked_page`).
 
 Pools (Crossref, from December 2025): a list query without ``mailto`` is in the public pool,
 1 request a second, one at a time; with ``mailto`` in the polite pool, 3 a second and up to 3
@@ -19,19 +25,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.http import HttpClient
 from ...core.responses import Source
 from ..identifiers import arxiv_from_doi, doi_url, normalize_doi
 from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
+from ..query import dropped_note, split_negations
 from ..text import clean_markup
-from .base import ProviderInfo, ProviderSettings
+from .base import Fetcher, Pacing, Page, ProviderInfo, ProviderSettings
 from .common import (
+    ACCEPT_JSON,
     as_dict,
     as_list,
     as_str,
-    build_client,
+    checked_page,
+    count_value,
     keywords,
-    politeness,
+    list_field,
+    load_json,
+    off_loop,
     setting,
     unreadable,
 )
@@ -79,16 +89,22 @@ INFO = ProviderInfo(
     ),
     optional_settings=("CROSSREF_MAILTO",),
     native_syntax=False,
+    exclusion="none: Crossref's search has no Boolean operators; a negated term is left out "
+    "and the answer says so",
 )
 
 
-def params_for(request: SearchRequest, values: Mapping[str, str]) -> dict[str, str]:
-    """The exact ``/works`` query parameters for ``request``.
+def params_for(request: SearchRequest, values: Mapping[str, str], *,
+               offset: int = 0) -> dict[str, str]:
+    """The exact ``/works`` query parameters for ``request`` (records after ``offset``).
 
     Raises:
         CoreError: INVALID_INPUT when the query has no plain word left.
     """
-    params = {"query": keywords(request.query), "rows": str(request.limit), "select": SELECT}
+    parts = split_negations(request.query)
+    params = {"query": keywords(parts.positive), "rows": str(request.limit), "select": SELECT}
+    if offset:
+        params["offset"] = str(offset)
     filters = []
     if request.year_from is not None:
         filters.append(f"from-pub-date:{request.year_from}")
@@ -102,23 +118,35 @@ def params_for(request: SearchRequest, values: Mapping[str, str]) -> dict[str, s
     return params
 
 
-def parse(payload: Any) -> list[LiteratureRecord]:
-    """Read a Crossref ``work-list`` (or a single ``work``) into records, in rank order.
+def parse(payload: Any, *, limit: int | None = None, offset: int = 0) -> Page:
+    """Read a Crossref ``work-list`` (or a single ``work``) into a page, in rank order.
+
+    At most ``limit`` items are read (a page that over-delivers is read as far as asked);
+    ``offset`` is where the page starts (an empty page past the end is a real end).
 
     Raises:
-        CoreError: API_ERROR when the payload is not a Crossref message.
+        CoreError: API_ERROR when the payload is not a Crossref message, ``items`` is not a
+            list, ``total-results`` is above the offset with no item, or no item is readable.
     """
     body = as_dict(payload)
     message = body.get("message")
     if body.get("status") != "ok" or not isinstance(message, dict):
         raise unreadable("Crossref", "work list")
-    items = as_list(message.get("items")) if "items" in message else [message]
+    items = list_field(message, "items", "Crossref", "work list")
+    total: int | None
+    if items is None:
+        items, total = [message], 1
+    else:
+        total = count_value(message.get("total-results"))
     records: list[LiteratureRecord] = []
-    for item in items:
-        record = _record(as_dict(item), len(records) + 1)
-        if record is not None:
+    bad = 0
+    for item in items[:limit]:
+        record = _record(item, offset + len(records) + 1) if isinstance(item, dict) else None
+        if record is None:
+            bad += 1
+        else:
             records.append(record)
-    return records
+    return checked_page("Crossref", records, total=total, unreadable_count=bad, offset=offset)
 
 
 def open_access_evidence(item: dict[str, Any]) -> OpenAccessEvidence:
@@ -184,26 +212,30 @@ class CrossrefProvider:
 
     info = INFO
 
-    def client(
-        self,
-        settings: ProviderSettings,
-        *,
-        transport: object | None = None,
-        clock: object | None = None,
-    ) -> HttpClient:
-        """Public pool: serial, 1 a second; polite pool (``CROSSREF_MAILTO``): 3 a second."""
+    def pacing(self, settings: ProviderSettings) -> Pacing:
+        """Public pool: serial, 1 a second; polite pool (``CROSSREF_MAILTO``): 3 a second, 3 at
+        once."""
         if setting(settings.values, "CROSSREF_MAILTO"):
-            rules = politeness(POLITE_INTERVAL, serial=False)
-        else:
-            rules = politeness(PUBLIC_INTERVAL, serial=True)
-        return build_client(rules, transport=transport, clock=clock)
+            return Pacing(POLITE_INTERVAL, serial=False, concurrency=3)
+        return Pacing(PUBLIC_INTERVAL, serial=True)
 
-    async def search(
-        self, http: HttpClient, settings: ProviderSettings, request: SearchRequest
-    ) -> list[LiteratureRecord]:
-        """One ``/works`` query."""
+    def headers(self, settings: ProviderSettings) -> Mapping[str, str] | None:
+        """None: the ``mailto`` travels in the query string."""
+        return None
+
+    async def search(self, http: Fetcher, settings: ProviderSettings, request: SearchRequest,
+                     *, offset: int = 0) -> Page:
+        """One ``/works`` query; the body decoded and read off the event loop."""
         url = f"{settings.base_url.rstrip('/')}/works"
-        return parse(await http.get_json(url, params_for(request, settings.values)))
+        params = params_for(request, settings.values, offset=offset)
+        response = await http.get(url, params, headers=ACCEPT_JSON)
+        page = await off_loop(_read, response.content, request.limit, offset)
+        excluded = split_negations(request.query).excluded
+        return page.with_notes(dropped_note(excluded)) if excluded else page
+
+
+def _read(body: bytes, limit: int, offset: int) -> Page:
+    return parse(load_json(body, asked=limit, provider="Crossref"), limit=limit, offset=offset)
 
 
 PROVIDER = CrossrefProvider()

@@ -4,7 +4,12 @@ Request: ``GET {OPENALEX_URL}/works?search=<keywords>&per-page=N&select=…`` wi
 ``filter=from_publication_date:YYYY-01-01,to_publication_date:YYYY-12-31,is_oa:true`` for the
 options that are set, ``api_key`` when ``OPENALEX_API_KEY`` is set and ``mailto`` when
 ``OPENALEX_MAILTO`` is. Filter values are comma-separated, so no user text ever goes into
-``filter``; the query is the sanitised keyword form in ``search``.
+``filter``; the query is the sanitised keyword form in ``search``, each negated term after it
+as ``NOT term`` (OpenAlex's search documents uppercase Boolean ``AND``/``OR``/``NOT``).
+OpenAlex pages by page number: records after an offset K come from one page of ``K + N``.
+
+A list is trusted as empty only when ``meta.count`` says 0; ``results`` of another type (``null``
+included), a count above zero with no result, or a page of unreadable works is an error.
 
 The key travels in the query string: the URL is a credential. The core client reports URLs as
 ``scheme://host/path`` only and never logs a query string; ``api_key`` is also one of the
@@ -17,10 +22,10 @@ come as ``abstract_inverted_index`` (word → positions) and are rebuilt in orde
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.http import HttpClient
 from ...core.responses import Source
 from ..identifiers import (
     arxiv_from_doi,
@@ -30,15 +35,22 @@ from ..identifiers import (
     normalize_pmid,
 )
 from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
+from ..query import split_negations
 from ..text import clean_markup
-from .base import ProviderInfo, ProviderSettings
+from .base import Fetcher, Page, ProviderInfo, ProviderSettings
 from .common import (
-    FixedPacing,
+    ACCEPT_JSON,
+    FixedPace,
     as_dict,
     as_list,
     as_str,
     as_year,
+    checked_page,
+    count_value,
     keywords,
+    list_field,
+    load_json,
+    off_loop,
     setting,
     unreadable,
 )
@@ -65,6 +77,9 @@ SELECT = (
     "best_oa_location,locations,open_access,abstract_inverted_index,type"
 )
 
+_WORDS = re.compile(r'"[^"]*"|[^\s()]+')
+_PLAIN = re.compile(r"[\w][\w\-]*")
+
 INFO = ProviderInfo(
     id="openalex",
     source=Source(
@@ -83,16 +98,21 @@ INFO = ProviderInfo(
     ),
     optional_settings=("OPENALEX_API_KEY", "OPENALEX_MAILTO"),
     native_syntax=False,
+    exclusion="NOT (uppercase Boolean search) after the keywords",
 )
 
 
-def params_for(request: SearchRequest, values: Mapping[str, str]) -> dict[str, str]:
+def params_for(request: SearchRequest, values: Mapping[str, str], *,
+               offset: int = 0) -> dict[str, str]:
     """The exact ``/works`` query parameters (the key among them when configured).
 
     Raises:
         CoreError: INVALID_INPUT when the query has no plain word left.
     """
-    params = {"search": keywords(request.query), "per-page": str(request.limit), "select": SELECT}
+    parts = split_negations(request.query)
+    excluded = [_excluded(e.text, e.group) for e in parts.excluded]
+    search = keywords(parts.positive) + "".join(f" NOT {e}" for e in excluded if e)
+    params = {"search": search, "per-page": str(offset + request.limit), "select": SELECT}
     filters = []
     if request.year_from is not None:
         filters.append(f"from_publication_date:{request.year_from}-01-01")
@@ -111,6 +131,28 @@ def params_for(request: SearchRequest, values: Mapping[str, str]) -> dict[str, s
     return params
 
 
+def _excluded(text: str, group: bool) -> str:
+    """A negated word, phrase or group in OpenAlex's form ("" when nothing searchable is left).
+
+    A phrase keeps its quotes; a group keeps its ``AND``/``OR``; field syntax is removed.
+    """
+    if text.startswith('"') and not group:
+        return text
+    words = []
+    for word in _WORDS.findall(text):
+        if word in ("AND", "OR") or word.startswith('"'):
+            words.append(word)
+        else:
+            words += _PLAIN.findall(word.rsplit(":", 1)[-1])
+    while words and words[-1] in ("AND", "OR"):
+        words.pop()
+    while words and words[0] in ("AND", "OR"):
+        words.pop(0)
+    if not words:
+        return ""
+    return f"({' '.join(words)})" if group and len(words) > 1 else " ".join(words)
+
+
 def rebuild_abstract(index: Any) -> str | None:
     """The abstract text from an ``abstract_inverted_index`` (None when absent or empty)."""
     if not isinstance(index, dict):
@@ -126,25 +168,34 @@ def rebuild_abstract(index: Any) -> str | None:
     return " ".join(text.split()) or None
 
 
-def parse(payload: Any) -> list[LiteratureRecord]:
-    """Read a ``/works`` list (``results``) or a single Work into records, in rank order.
+def parse(payload: Any, *, limit: int | None = None, offset: int = 0) -> Page:
+    """Read a ``/works`` list (``results``) or a single Work into a page, in rank order.
+
+    At most ``offset + limit`` works are read and the first ``offset`` dropped (a later page
+    is read from the first).
 
     Raises:
-        CoreError: API_ERROR when the payload is neither.
+        CoreError: API_ERROR when the payload is neither, ``results`` is not a list,
+            ``meta.count`` is above the offset with no work, or no work is readable.
     """
     body = as_dict(payload)
-    if "results" in body:
-        items = as_list(body.get("results"))
+    items = list_field(body, "results", "OpenAlex", "work list")
+    if items is not None:
+        total = count_value(as_dict(body.get("meta")).get("count"))
     elif as_str(body.get("id")):
-        items = [body]
+        items, total = [body], 1
     else:
         raise unreadable("OpenAlex", "work list")
+    window = items[offset:offset + limit if limit is not None else None]
     records: list[LiteratureRecord] = []
-    for item in items:
-        record = _record(as_dict(item), len(records) + 1)
-        if record is not None:
+    bad = 0
+    for item in window:
+        record = _record(item, offset + len(records) + 1) if isinstance(item, dict) else None
+        if record is None:
+            bad += 1
+        else:
             records.append(record)
-    return records
+    return checked_page("OpenAlex", records, total=total, unreadable_count=bad, offset=offset)
 
 
 def open_access_evidence(work: dict[str, Any]) -> OpenAccessEvidence:
@@ -210,18 +261,24 @@ def _record(work: dict[str, Any], rank: int) -> LiteratureRecord | None:
     )
 
 
-class OpenAlexProvider(FixedPacing):
+class OpenAlexProvider(FixedPace):
     """OpenAlex as the service uses it (see the module docstring)."""
 
     info = INFO
     min_interval = MIN_INTERVAL
 
-    async def search(
-        self, http: HttpClient, settings: ProviderSettings, request: SearchRequest
-    ) -> list[LiteratureRecord]:
-        """One ``/works`` search."""
+    async def search(self, http: Fetcher, settings: ProviderSettings, request: SearchRequest,
+                     *, offset: int = 0) -> Page:
+        """One ``/works`` search; the body decoded and read off the event loop."""
         url = f"{settings.base_url.rstrip('/')}/works"
-        return parse(await http.get_json(url, params_for(request, settings.values)))
+        response = await http.get(url, params_for(request, settings.values, offset=offset),
+                                  headers=ACCEPT_JSON)
+        return await off_loop(_read, response.content, request.limit, offset)
+
+
+def _read(body: bytes, limit: int, offset: int) -> Page:
+    payload = load_json(body, asked=offset + limit, provider="OpenAlex")
+    return parse(payload, limit=limit, offset=offset)
 
 
 PROVIDER = OpenAlexProvider()

@@ -6,19 +6,23 @@ Request flow (two requests per search, both paced):
    syntax (``[tiab]``, ``[au]``, MeSH, Boolean) passes through. ``sort=relevance`` is always
    sent: without it PubMed answers newest first. Years become ``datetype=pdat`` with both
    ``mindate`` and ``maxdate`` (E-utilities needs the pair); the open-access filter is
-   ``AND pubmed pmc open access[filter]`` in the term. Unset options are omitted, never sent
-   empty (an empty ``mindate=`` silently returns nothing).
+   ``AND pubmed pmc open access[filter]`` in the term; ``retstart=K`` for a later page. Unset
+   options are omitted, never sent empty (an empty ``mindate=`` silently returns nothing).
+   The term is sent as typed (PubMed's ``NOT`` included); a ``-term`` is written
+   ``NOT term``, PubMed's exclusion.
 2. ``efetch.fcgi?db=pubmed&id=…&retmode=xml`` — the only E-utility with abstracts (esummary
    has none). Identifiers are read from the direct children of ``PubmedData/ArticleIdList``
    only: ``ReferenceList`` holds the cited papers' ids.
 
 Both answers are read as XML (the real recorded samples are XML); each starts with a DOCTYPE
 naming NCBI's DTD, which is removed by :func:`~readingroom.core.xmlsafe.strip_doctype` before
-the hardened parser reads it.
+the hardened parser reads it, off the event loop. ``Count`` above the start with no id, or ids
+answered by an ``efetch`` set without any of their articles, is an error, never "nothing
+found"; an ``efetch`` that delivers only some of them says how many are missing.
 
 Etiquette: ``tool`` on every call (``literature-search-mcp`` unless ``NCBI_TOOL``), ``email``
 only when ``NCBI_EMAIL`` is set, ``api_key`` when ``NCBI_API_KEY`` is set; at most 3 requests
-a second without a key and 10 with one.
+a second without a key and 10 with one (at most three requests in flight).
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ from dataclasses import dataclass, replace
 from lxml import etree
 
 from ...core.errors import Code, CoreError
-from ...core.http import HttpClient
 from ...core.responses import Source
 from ...core.xmlsafe import parse_xml, strip_doctype
 from ..identifiers import (
@@ -39,10 +42,19 @@ from ..identifiers import (
     normalize_pmid,
     pubmed_url,
 )
-from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
+from ..models import LiteratureRecord, Note, OpenAccessEvidence, SearchRequest
+from ..query import minus_as_not
 from ..text import collapse, element_text, join_parts
-from .base import ProviderInfo, ProviderSettings
-from .common import as_year, build_client, politeness, setting, unreadable
+from .base import Fetcher, Pacing, Page, ProviderInfo, ProviderSettings
+from .common import (
+    as_year,
+    check_xml,
+    checked_page,
+    count_value,
+    off_loop,
+    setting,
+    unreadable,
+)
 
 __all__ = [
     "DEFAULT_TOOL",
@@ -59,6 +71,7 @@ __all__ = [
     "in_esearch_order",
     "parse",
     "parse_esearch",
+    "read_pages",
 ]
 
 URL_SETTING = "PUBMED_EUTILS_URL"
@@ -93,6 +106,7 @@ INFO = ProviderInfo(
     ),
     optional_settings=_OPTIONAL,
     native_syntax=True,
+    exclusion="NOT (PubMed syntax): sent as typed; -term is written NOT term",
 )
 
 
@@ -116,9 +130,10 @@ def _etiquette(values: Mapping[str, str]) -> dict[str, str]:
     return params
 
 
-def esearch_params(request: SearchRequest, values: Mapping[str, str]) -> dict[str, str]:
+def esearch_params(request: SearchRequest, values: Mapping[str, str], *,
+                   offset: int = 0) -> dict[str, str]:
     """The exact ``esearch`` query parameters for ``request``."""
-    term = request.query.strip()
+    term = minus_as_not(request.query)
     if request.open_access:
         term = f"({term}) AND {OA_FILTER}"
     params = {
@@ -128,6 +143,8 @@ def esearch_params(request: SearchRequest, values: Mapping[str, str]) -> dict[st
         "retmax": str(request.limit),
         "sort": "relevance",
     }
+    if offset:
+        params["retstart"] = str(offset)
     if request.year_from is not None or request.year_to is not None:
         params["datetype"] = "pdat"
         params["mindate"] = str(request.year_from) if request.year_from is not None else _MIN_YEAR
@@ -163,38 +180,48 @@ def parse_esearch(body: bytes) -> EsearchResult:
             details={"provider": "pubmed"},
             remediation="Check the PubMed query syntax (field tags in [brackets]).",
         )
-    count_text = (root.findtext("Count") or "").strip()
-    if not count_text.isdigit():
-        raise unreadable("PubMed", "esearch result")
+    count = count_value(root.findtext("Count"))
+    if count is None:
+        raise unreadable("PubMed", "esearch result", "its Count is not a number")
     ids = tuple(
         pmid for pmid in (normalize_pmid(e.text) for e in root.findall("IdList/Id")) if pmid
     )
     not_found = tuple(
         t for t in (collapse(e.text) for e in root.findall("ErrorList/PhraseNotFound")) if t
     )
-    return EsearchResult(count=int(count_text), ids=ids, phrases_not_found=not_found)
+    return EsearchResult(count=count, ids=ids, phrases_not_found=not_found)
 
 
-def parse(body: bytes, *, open_access_filtered: bool = False) -> list[LiteratureRecord]:
-    """Read an ``efetch`` PubMed XML answer into records, in document (= request) order.
+def parse(body: bytes, *, open_access_filtered: bool = False, limit: int | None = None) -> Page:
+    """Read an ``efetch`` PubMed XML answer into a page, in document (= request) order.
 
-    ``PubmedBookArticle`` entries (NCBI Bookshelf) are skipped, as are articles without a
-    title. ``open_access_filtered`` says the search carried :data:`OA_FILTER`, which makes
-    every record positive open-access evidence.
+    ``PubmedBookArticle`` entries (NCBI Bookshelf) are skipped, articles without a title count
+    as unreadable. ``open_access_filtered`` says the search carried :data:`OA_FILTER`, which
+    makes every record positive open-access evidence. At most ``limit`` articles are read.
 
     Raises:
-        CoreError: API_ERROR when the document is not a ``PubmedArticleSet``.
+        CoreError: API_ERROR when the document is not a ``PubmedArticleSet`` or holds no
+            readable article (an efetch set has no count: an empty one is never a zero).
         XmlParseError, UnsafeXmlError: the body is not safe, well-formed XML.
     """
+    records, bad = _articles(body, open_access_filtered, limit)
+    return checked_page("PubMed", records, total=None, unreadable_count=bad)
+
+
+def _articles(body: bytes, open_access_filtered: bool,
+              limit: int | None) -> tuple[list[LiteratureRecord], int]:
     root = _root(body)
     if root.tag != "PubmedArticleSet":
         raise unreadable("PubMed", "PubmedArticleSet")
     records: list[LiteratureRecord] = []
-    for article in root.findall("PubmedArticle"):
+    bad = 0
+    for article in root.findall("PubmedArticle")[:limit]:
         record = _record(article, len(records) + 1, open_access_filtered)
-        if record is not None:
+        if record is None:
+            bad += 1
+        else:
             records.append(record)
-    return records
+    return records, bad
 
 
 def _record(
@@ -295,36 +322,84 @@ def in_esearch_order(
     return [replace(r, rank=i) for i, r in enumerate(ordered, start=1)]
 
 
+def read_pages(
+    found: EsearchResult, records: list[LiteratureRecord], unreadable_count: int,
+    pmids: tuple[str, ...], *, offset: int = 0,
+) -> Page:
+    """One page from an ``esearch`` answer and the ``efetch`` of its PMIDs.
+
+    Raises:
+        CoreError: API_ERROR when efetch delivered none of the PMIDs asked for.
+    """
+    if not records:
+        raise CoreError(
+            Code.API_ERROR,
+            f"PubMed's esearch found {found.count} records and gave {len(pmids)} PMIDs for "
+            "this page, but efetch delivered none of them"
+            f"{f' ({unreadable_count} unreadable)' if unreadable_count else ''}.",
+            details={"provider": "pubmed", "count": found.count, "asked": len(pmids)},
+            remediation="Try again later. The result is unknown, not empty.",
+        )
+    ordered = in_esearch_order(records, pmids)
+    page = Page(tuple(ordered), total=found.count, unreadable=unreadable_count).ranked_from(
+        offset)
+    delivered = {r.pmid for r in records} & set(pmids)
+    missing = len(pmids) - len(delivered) - unreadable_count
+    if missing > 0:
+        page = page.with_notes(Note(
+            Code.RECORD_UNREADABLE,
+            f"efetch delivered {len(delivered)} of the {len(pmids)} PMIDs esearch gave for "
+            f"this page; {missing} missing.", field="sources"))
+    return page
+
+
 class PubMedProvider:
     """PubMed as the service uses it (see the module docstring for the requests)."""
 
     info = INFO
 
-    def client(
-        self,
-        settings: ProviderSettings,
-        *,
-        transport: object | None = None,
-        clock: object | None = None,
-    ) -> HttpClient:
-        """A client paced at 3 requests a second, 10 with ``NCBI_API_KEY``."""
+    def pacing(self, settings: ProviderSettings) -> Pacing:
+        """3 requests a second, 10 with ``NCBI_API_KEY``; at most three in flight."""
         keyed = setting(settings.values, "NCBI_API_KEY") is not None
-        floor = MIN_INTERVAL_WITH_KEY if keyed else MIN_INTERVAL
-        return build_client(politeness(floor, serial=False), transport=transport, clock=clock)
+        return Pacing(MIN_INTERVAL_WITH_KEY if keyed else MIN_INTERVAL, serial=False,
+                      concurrency=3)
 
-    async def search(
-        self, http: HttpClient, settings: ProviderSettings, request: SearchRequest
-    ) -> list[LiteratureRecord]:
+    def headers(self, settings: ProviderSettings) -> Mapping[str, str] | None:
+        """None: the etiquette parameters travel in the query string."""
+        return None
+
+    async def search(self, http: Fetcher, settings: ProviderSettings, request: SearchRequest,
+                     *, offset: int = 0) -> Page:
         """``esearch`` by relevance, then one ``efetch`` for the PMIDs found."""
         base = settings.base_url.rstrip("/")
-        found = await http.get(f"{base}/esearch.fcgi", esearch_params(request, settings.values))
-        result = parse_esearch(found.content)
-        if not result.ids:
-            return []
-        pmids = result.ids[: request.limit]
+        params = esearch_params(request, settings.values, offset=offset)
+        answer = await http.get(f"{base}/esearch.fcgi", params)
+        found = await off_loop(_read_esearch, answer.content, request.limit)
+        if not found.ids:
+            if found.count > offset:
+                raise CoreError(
+                    Code.API_ERROR,
+                    f"PubMed's esearch said {found.count} records match but gave no PMID.",
+                    details={"provider": "pubmed", "count": found.count},
+                    remediation="Try again later. The result is unknown, not empty.",
+                )
+            return Page((), total=found.count)
+        pmids = found.ids[: request.limit]
         fetched = await http.get(f"{base}/efetch.fcgi", efetch_params(pmids, settings.values))
-        records = parse(fetched.content, open_access_filtered=bool(request.open_access))
-        return in_esearch_order(records, pmids)
+        records, bad = await off_loop(_read_efetch, fetched.content,
+                                      bool(request.open_access), len(pmids))
+        return read_pages(found, records, bad, pmids, offset=offset)
+
+
+def _read_esearch(body: bytes, limit: int) -> EsearchResult:
+    check_xml(body, asked=limit, provider="PubMed")
+    return parse_esearch(body)
+
+
+def _read_efetch(body: bytes, open_access_filtered: bool,
+                 limit: int) -> tuple[list[LiteratureRecord], int]:
+    check_xml(body, asked=limit, provider="PubMed")
+    return _articles(body, open_access_filtered, limit)
 
 
 PROVIDER = PubMedProvider()

@@ -4,12 +4,16 @@ Request: ``GET {SEMANTIC_SCHOLAR_URL}/graph/v1/paper/search?query=<keywords>&lim
 with ``year=a-b`` (``a-`` / ``-b`` for one bound) and the value-less ``openAccessPdf`` flag for
 open access; header ``x-api-key`` when ``SEMANTIC_SCHOLAR_API_KEY`` is set. The query is the
 sanitised keyword form with hyphens made spaces (S2 has no query syntax and matches nothing
-for some hyphenated terms).
+for some hyphenated terms); ``offset=K`` for a later page. Its relevance search has "no special
+query syntax" (Boolean syntax is ``/paper/search/bulk``'s, which has no relevance ranking), so
+a negated term cannot be sent: it is left out and the answer says so.
 
 Rate: 1 request a second, one at a time, with or without a key (the keyless pool is shared
 and often answers 429, which becomes the ``rate_limited`` status).
 
-Zero hits is ``{"total": 0, "offset": 0}`` with no ``data`` key. Open-access evidence:
+Zero hits is ``{"total": 0, "offset": 0}`` with no ``data`` key: trusted only with ``total``
+0. ``data`` of another type, ``total`` above the offset with no paper, or a page of unreadable
+papers (``[null, null, 3]``) is an error. Open-access evidence:
 ``openAccessPdf`` with a URL and a status other than ``CLOSED`` (CLOSED entries can carry a
 URL), or the ``isOpenAccess`` flag.
 """
@@ -20,7 +24,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import Code, CoreError
-from ...core.http import HttpClient
 from ...core.responses import Source
 from ..identifiers import (
     arxiv_from_doi,
@@ -30,15 +33,22 @@ from ..identifiers import (
     normalize_pmid,
 )
 from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
+from ..query import dropped_note, split_negations
 from ..text import collapse
-from .base import ProviderInfo, ProviderSettings
+from .base import Fetcher, Page, ProviderInfo, ProviderSettings
 from .common import (
-    FixedPacing,
+    ACCEPT_JSON,
+    FixedPace,
     as_dict,
     as_list,
     as_str,
     as_year,
+    checked_page,
+    count_value,
     keywords,
+    list_field,
+    load_json,
+    off_loop,
     setting,
     unreadable,
 )
@@ -86,20 +96,24 @@ INFO = ProviderInfo(
     ),
     optional_settings=("SEMANTIC_SCHOLAR_API_KEY",),
     native_syntax=False,
+    exclusion="none: its relevance search has no query syntax; a negated term is left out and "
+    "the answer says so",
 )
 
 
-def params_for(request: SearchRequest) -> dict[str, str]:
+def params_for(request: SearchRequest, *, offset: int = 0) -> dict[str, str]:
     """The exact ``/paper/search`` query parameters.
 
     Raises:
         CoreError: INVALID_INPUT when the query has no plain word left.
     """
     params = {
-        "query": keywords(request.query, hyphens=False),
+        "query": keywords(split_negations(request.query).positive, hyphens=False),
         "limit": str(request.limit),
         "fields": FIELDS,
     }
+    if offset:
+        params["offset"] = str(offset)
     if request.year_from is not None or request.year_to is not None:
         low = "" if request.year_from is None else str(request.year_from)
         high = "" if request.year_to is None else str(request.year_to)
@@ -115,18 +129,26 @@ def headers_for(values: Mapping[str, str]) -> dict[str, str]:
     return {API_KEY_HEADER: key} if key else {}
 
 
-def parse(payload: Any) -> list[LiteratureRecord]:
-    """Read a ``/paper/search`` answer (or a ``/paper/batch`` list) into records.
+def parse(payload: Any, *, limit: int | None = None, offset: int = 0) -> Page:
+    """Read a ``/paper/search`` answer (or a ``/paper/batch`` list) into a page.
 
-    ``{"total": 0, "offset": 0}`` without ``data`` is a real zero; ``null`` batch entries and
-    papers without a title are skipped.
+    ``{"total": 0, "offset": 0}`` without ``data`` is a real zero; ``null`` batch entries (an
+    unknown id) are skipped; papers without a title count as unreadable. At most ``limit``
+    papers are read.
 
     Raises:
         CoreError: NOT_FOUND for S2's ``{"error": "… not found"}``; API_ERROR for any other
-            ``error`` body or a shape that is neither.
+            ``error`` body, a shape that is neither, ``data`` that is not a list, ``total``
+            above the offset with no paper, or no readable paper.
     """
     if isinstance(payload, list):
-        items = payload
+        if not payload:
+            raise unreadable("Semantic Scholar", "search result", "an empty list")
+        items: list[Any] = [p for p in payload if p is not None]
+        if not items:
+            raise CoreError(Code.NOT_FOUND, "Semantic Scholar has none of these records.",
+                            details={"provider": "semantic-scholar"})
+        total: int | None = len(items)
     else:
         body = as_dict(payload)
         error = as_str(body.get("error"))
@@ -137,15 +159,18 @@ def parse(payload: Any) -> list[LiteratureRecord]:
             raise unreadable("Semantic Scholar", "search result")
         if "data" not in body and "total" not in body:
             raise unreadable("Semantic Scholar", "search result")
-        items = as_list(body.get("data"))
+        items = list_field(body, "data", "Semantic Scholar", "search result") or []
+        total = count_value(body.get("total"))
     records: list[LiteratureRecord] = []
-    for item in items:
-        if item is None:
-            continue
-        record = _record(as_dict(item), len(records) + 1)
-        if record is not None:
+    bad = 0
+    for item in items[:limit]:
+        record = _record(item, offset + len(records) + 1) if isinstance(item, dict) else None
+        if record is None:
+            bad += 1
+        else:
             records.append(record)
-    return records
+    return checked_page("Semantic Scholar", records, total=total, unreadable_count=bad,
+                        offset=offset)
 
 
 def open_access_evidence(paper: dict[str, Any]) -> OpenAccessEvidence:
@@ -196,23 +221,30 @@ def _record(paper: dict[str, Any], rank: int) -> LiteratureRecord | None:
     )
 
 
-class SemanticScholarProvider(FixedPacing):
+class SemanticScholarProvider(FixedPace):
     """Semantic Scholar as the service uses it (see the module docstring)."""
 
     info = INFO
     min_interval = MIN_INTERVAL
     serial = True
 
-    def headers(self, values: Mapping[str, str]) -> Mapping[str, str] | None:
+    def headers(self, settings: ProviderSettings) -> Mapping[str, str] | None:
         """The API key (if any) as ``x-api-key``."""
-        return headers_for(values)
+        return headers_for(settings.values)
 
-    async def search(
-        self, http: HttpClient, settings: ProviderSettings, request: SearchRequest
-    ) -> list[LiteratureRecord]:
-        """One ``/paper/search`` request."""
+    async def search(self, http: Fetcher, settings: ProviderSettings, request: SearchRequest,
+                     *, offset: int = 0) -> Page:
+        """One ``/paper/search`` request; the body decoded and read off the event loop."""
         url = f"{settings.base_url.rstrip('/')}/graph/v1/paper/search"
-        return parse(await http.get_json(url, params_for(request)))
+        response = await http.get(url, params_for(request, offset=offset), headers=ACCEPT_JSON)
+        page = await off_loop(_read, response.content, request.limit, offset)
+        excluded = split_negations(request.query).excluded
+        return page.with_notes(dropped_note(excluded)) if excluded else page
+
+
+def _read(body: bytes, limit: int, offset: int) -> Page:
+    payload = load_json(body, asked=limit, provider="Semantic Scholar")
+    return parse(payload, limit=limit, offset=offset)
 
 
 PROVIDER = SemanticScholarProvider()

@@ -596,10 +596,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PYMUPDF_MESSAGE", "fd:2")
     os.environ.setdefault("PYMUPDF_LOG", "fd:2")
     words = list(sys.argv[1:] if argv is None else argv)
+    from .mcp_main import RENDER_CHILD_FLAG, mcp_main, split_mcp_argv
+
+    if words == [RENDER_CHILD_FLAG]:  # the frozen executable as the MCP server's renderer
+        from .mcp_pool import child_main
+
+        return child_main()
     debug = "--debug" in words or os.environ.get(ENV_DEBUG, "").strip() in ("1", "true", "yes")
     _configure_logging(debug)
-    from .mcp_main import mcp_main, split_mcp_argv
-
     served = split_mcp_argv(words)
     if served is not None:  # the MCP server: fd 1 is reserved before anything heavy loads
         return mcp_main(*served)

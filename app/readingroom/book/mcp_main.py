@@ -19,7 +19,11 @@ from ..core.declaration import help_text
 from ..core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
 from . import SERVER
 
-__all__ = ["MCP_USAGE", "mcp_main", "split_mcp_argv"]
+__all__ = ["MCP_USAGE", "RENDER_CHILD_FLAG", "mcp_main", "split_mcp_argv"]
+
+RENDER_CHILD_FLAG = "--internal-render-child"
+"""The frozen executable's only argument when the MCP server starts it as a page renderer
+(:func:`.mcp_pool.child_main`)."""
 
 MCP_USAGE = """\
 Usage: book-agent [--data-dir DATA] mcp [BOOK_ID] [--timeout S] [--concurrency N]

@@ -30,7 +30,7 @@ from ..core.errors import Code, CoreError
 from ..core.mcpkit import Reply, ToolSpec, build_server
 from ..core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
 from . import SERVER
-from .mcp_pool import WorkerPool
+from .mcp_pool import RenderProcesses, WorkerPool
 from .render import MAX_DPI, MIN_DPI
 from .service import DEFAULT_MAX_CHARS, MAX_CHARS_CEILING, BookService
 from .text import strip_controls
@@ -276,10 +276,12 @@ class _Launch:
 class BookTools:
     """The ten tools over one :class:`BookService`, running the Core in a :class:`WorkerPool`."""
 
-    def __init__(self, service: BookService, pool: WorkerPool, launch: _Launch) -> None:
+    def __init__(self, service: BookService, pool: WorkerPool, launch: _Launch,
+                 renderers: RenderProcesses | None = None) -> None:
         self.service = service
         self.pool = pool
         self.launch = launch
+        self.renderers = renderers
 
     # ------------------------------------------------------------------ confinement
     def book(self, book_id: str | None, *, required: bool = True) -> str | None:
@@ -346,6 +348,7 @@ class BookTools:
             "concurrency": self.launch.concurrency,
             "image_results": self.launch.image_results,
             "workers": self.pool.stats().to_data(),
+            "render_processes": self.renderers.stats() if self.renderers else None,
             "warm": self.warm(),
             "search": self.search_state(),
             "cache_note": "This MCP process keeps opened packages and indexes warm; a CLI "
@@ -618,9 +621,14 @@ def build_book_server(
         settings[ENV_SERVER_CONCURRENCY] = str(concurrency)
     n = env_int(ENV_SERVER_CONCURRENCY, 4, 1, 16, settings)
     deadline = env_float(ENV_TOOL_DEADLINE, SERVER.deadline_s, 1.0, 900.0, settings)
+    # MuPDF holds the GIL while it renders: pages are rendered in child processes, so the
+    # event loop and the stdio transport keep answering (and deadlines hold) under load.
+    renderers = RenderProcesses(max(1, min(n, os.cpu_count() or 1)))
     service = BookService(data_dir, allowed_ids={book_id} if book_id else None,
-                          semantic=semantic, reranker=reranker)
-    tools = BookTools(service, WorkerPool(n), _Launch(book_id, image_results, deadline, n))
+                          semantic=semantic, reranker=reranker,
+                          page_renderer=renderers.render)
+    tools = BookTools(service, WorkerPool(n), _Launch(book_id, image_results, deadline, n),
+                      renderers)
     server = build_server(SERVER, INSTRUCTIONS, tools.specs(), env=settings,
                           finish=_with_capabilities)
 

@@ -30,6 +30,7 @@ from .paths import check_output_file, check_text, storable_name, unusable
 from .records import build_book_text
 
 if TYPE_CHECKING:  # the semantic modules load numpy; a lexical-only process never imports them
+    from .render import RenderedPage
     from .search.rerank import Reranker
     from .search.semantic import SemanticConfig, SemanticRuntime, VectorStore
 
@@ -147,8 +148,11 @@ class BookService:
 
     def __init__(self, data_dir: Path | str, *, allowed_ids: set[str] | None = None,
                  semantic: SemanticConfig | SemanticRuntime | None = None,
-                 reranker: Reranker | None = None) -> None:
+                 reranker: Reranker | None = None,
+                 page_renderer: Callable[..., RenderedPage] | None = None) -> None:
         self.registry = Registry(data_dir)
+        # How PDF pages are rendered (the MCP server renders in child processes).
+        self.page_renderer = page_renderer
         self.allowed_ids = allowed_ids
         # Optional search modes chosen at launch; the model loads once, in warm_up().
         self.semantic, self.reranker = _semantic_runtime(semantic), reranker
@@ -748,7 +752,8 @@ class BookService:
                             "cannot be rendered.", remediation="Use book_read_epub_image for "
                             "EPUB images, or read the text.",
                             details={"format": m["source"]["format"]})
-        page = render_pdf_page(pkg.source_file, page_index, dpi=dpi or DEFAULT_DPI, clip=clip)
+        render = self.page_renderer or render_pdf_page
+        page = render(pkg.source_file, page_index, dpi=dpi or DEFAULT_DPI, clip=clip)
         env = self._env("book_render_page", data={
             "book_id": book_id, "version": pkg.version, "page_index": page.page_index,
             "page_label": page.page_label, "dpi": page.dpi, "dpi_lowered": page.dpi_lowered,

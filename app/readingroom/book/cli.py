@@ -416,10 +416,18 @@ def render_text(env: Envelope) -> str:
         out += _entry_text(env, data)
     elif op in ("book_list", "book_status") and env.items is not None and data == {}:
         for b in env.items:
+            if b.get("state") == "damaged":
+                damage = b.get("damaged") or {}
+                out.append(f"{b['book_id']}  v{b.get('version') or '?'}  DAMAGED: "
+                           f"{damage.get('file')} {damage.get('problem')}")
+                continue
             out.append(f"{b['book_id']}  v{b['version']}  {b['format']}  {b['units']} units  "
                        f"{b['title']}")
         if not env.items:
             out.append("no books registered")
+    elif op == "book_status" and "counts" not in data and data.get("integrity"):
+        out.append(f"book {data['book_id']}, version {data.get('version') or '?'}: DAMAGED")
+        out += _integrity_text(data["integrity"])
     elif op in ("book_init", "book_status"):
         out += _package_text(op, data)
     elif op == "book_demo":
@@ -543,12 +551,22 @@ def _package_text(op: str, data: dict[str, Any]) -> list[str]:
     if op == "book_status" and data.get("search_modes"):
         modes = data["search_modes"]
         out.append("  search modes: " + ", ".join(f"{k} {v}" for k, v in modes.items()))
+    if op == "book_status" and data.get("integrity"):
+        out += _integrity_text(data["integrity"])
     if op == "book_init":
         out.append(f"next: book-agent search {data['book_id']} \"WORDS\"  ·  "
                    f"book-agent skill {data['book_id']}")
     elif data.get("warnings"):
         out.append(f"warnings at init ({len(data['warnings'])}):")
         out += [f"  - {w}" for w in data["warnings"]]
+    return out
+
+
+def _integrity_text(integrity: dict[str, Any]) -> list[str]:
+    if integrity.get("state") != "damaged":
+        return [f"  files: intact ({integrity.get('checked')})"]
+    out = ["  DAMAGED files:"]
+    out += [f"    {d['file']}: {d['problem']}" for d in integrity.get("damaged", ())]
     return out
 
 

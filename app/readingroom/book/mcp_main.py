@@ -135,7 +135,8 @@ def _check(args: argparse.Namespace, data_dir: Path) -> None:
         from .package import Registry, check_book_id
 
         check_book_id(args.book_id)
-        if Registry(data_dir).current_version(args.book_id) is None:
+        # A damaged book is served: its tools answer BOOK_DAMAGED, naming the file.
+        if not Registry(data_dir).is_registered(args.book_id):
             raise _Refused(f"no registered book {args.book_id!r} in {data_dir} "
                            f"(book-agent --data-dir {data_dir} list)")
 

@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,13 +23,29 @@ from typing import Any, NoReturn
 from ..core.envelope import Envelope
 from ..core.errors import Code, CoreError
 
-__all__ = ["ENV_DATA_DIR", "ENV_DEBUG", "build_parser", "default_data_dir", "main",
-           "render_text"]
+__all__ = ["ENV_DATA_DIR", "ENV_DEBUG", "build_parser", "default_data_dir", "json_safe", "main",
+           "render_text", "terminal_safe"]
 
 ENV_DATA_DIR = "BOOK_AGENT_DATA_DIR"
 ENV_DEBUG = "BOOK_AGENT_DEBUG"
 MAX_LOCATOR_FILE_BYTES = 1 << 20
 log = logging.getLogger("readingroom.book.cli")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                     "\u2066-\u2069]")
+"""What a book's text must not send to a terminal raw: C0 controls but tab and newline (ESC,
+BEL, BS, CR …), DEL, C1 controls (CSI …) and bidi controls."""
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character shown escaped (``\\x1b``, ``\\u202e``), so a
+    title or heading cannot retitle, clear or colour the terminal or reorder what it shows."""
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100
+                       else f"\\u{ord(m[0]):04x}", text)
+
+
+def json_safe(text: str) -> str:
+    """JSON text with the same characters as ``\\uXXXX`` escapes (still the same JSON)."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def default_data_dir() -> Path:
@@ -640,7 +657,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          command, want_json, status=2)
         want_json, command = args.json, args.command
         env = _run(args)
-        out = env.to_json() if args.json else render_text(env)
+        out = json_safe(env.to_json()) if args.json else terminal_safe(render_text(env))
     except CoreError as err:
         return _fail(err, command, want_json)
     except KeyboardInterrupt:
@@ -690,14 +707,14 @@ def _fail(err: CoreError, command: str, want_json: bool, *, status: int = 1) -> 
     """The one-line error on stderr, and the failure envelope on stdout under --json."""
     try:
         if want_json:
-            print(Envelope.failure("book-agent", command, err).to_json())
+            print(json_safe(Envelope.failure("book-agent", command, err).to_json()))
             sys.stdout.flush()
     except BrokenPipeError:
         _quiet_stdout()
     message = " ".join(err.message.split())
     remedy = " ".join(err.remediation.split())
-    print(f"book-agent: {err.code}: {message}" + (f" — {remedy}" if remedy else ""),
-          file=sys.stderr)
+    print(terminal_safe(f"book-agent: {err.code}: {message}" + (f" — {remedy}" if remedy
+                                                                else "")), file=sys.stderr)
     return status
 
 

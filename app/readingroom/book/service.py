@@ -918,7 +918,7 @@ def envelope_data(env: Envelope) -> dict[str, Any]:
     return env.data
 
 
-MAX_TITLE_CHARS = 300
+MAX_TITLE_CHARS = 200
 """Titles longer than this are shown cut (the manifest keeps the whole title)."""
 MAX_AUTHORS = 20
 MAX_AUTHOR_CHARS = 200

@@ -52,7 +52,7 @@ from .mcp_main import RENDER_CHILD_FLAG
 if TYPE_CHECKING:
     from .render import RenderedPage
 
-__all__ = ["DRAIN_S", "RENDER_CHILD_FLAG", "THREAD_NAME_PREFIX", "PoolStats", "RenderProcesses",
+__all__ = ["DRAIN_S", "THREAD_NAME_PREFIX", "PoolStats", "RenderProcesses",
            "WorkerPool", "child_main", "job_deadline", "render_child_command"]
 
 THREAD_NAME_PREFIX = "book-worker"
@@ -294,6 +294,7 @@ class RenderProcesses:
         self.command = list(command) if command is not None else render_child_command()
         self._cond = threading.Condition()
         self._idle: list[_Child] = []
+        self._busy: set[_Child] = set()
         self._count = 0
         self._started = 0
         self._killed = 0
@@ -302,7 +303,7 @@ class RenderProcesses:
     def stats(self) -> dict[str, int]:
         """Children running, idle, started and killed so far (``book_status`` reports it)."""
         with self._cond:
-            return {"limit": self.size, "children": self._count, "idle": len(self._idle),
+            return {"limit": self.size, "children": self._count, "busy": len(self._busy),
                     "started": self._started, "killed_past_deadline": self._killed}
 
     def render(self, source: Path, page_index: int, *, dpi: float,
@@ -313,6 +314,9 @@ class RenderProcesses:
 
         deadline = job_deadline()
         child = self._acquire(deadline)
+        with self._cond:
+            self._busy.add(child)
+            self._cond.notify_all()
         request = {"source": os.fspath(source), "page_index": page_index, "dpi": dpi,
                    "clip": list(clip) if clip is not None else None}
         healthy = False
@@ -384,6 +388,7 @@ class RenderProcesses:
 
     def _release(self, child: _Child, healthy: bool) -> None:
         with self._cond:
+            self._busy.discard(child)
             if healthy and child.alive() and not self._closed:
                 self._idle.append(child)
             else:

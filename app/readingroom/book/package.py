@@ -198,7 +198,7 @@ def damaged(book_id: str, version: int | None, damage: Damage,
             not damage.file.startswith("source/"):
         copies = sorted(p for p in (package / "source").glob("*") if p.is_file())
         source = copies[0] if copies else None
-    again = (f"book-agent init {str(source)!r} --id {book_id} --replace (the package's own copy "
+    again = (f'book-agent init "{source}" --id {book_id} --replace (the package\'s own copy '
              "of the source)" if source is not None else
              f"book-agent init ORIGINAL_FILE --id {book_id} --replace")
     return CoreError(

@@ -559,6 +559,14 @@ class BookService:
         try:
             result = self._run_search(loaded, query, top_k, strict, dict(hints or {}),
                                       semantic, rerank, deadline, include_contents)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise loaded.pkg.damaged("index.sqlite", "could not be read to the end (the "
+                                         "search index is truncated or damaged)") from None
+            raise CoreError(Code.BOOK_BUSY, f"The search index of {book_id!r} is locked by "
+                            "another program.", details={"book_id": book_id},
+                            remediation="Try again; book-agent never writes to a published "
+                            "index, so close whatever opened it for writing.") from None
         except sqlite3.DatabaseError:
             raise loaded.pkg.damaged("index.sqlite", "could not be read to the end (the "
                                      "search index is truncated or damaged)") from None

@@ -602,8 +602,13 @@ class Registry:
         )
 
     def __iter__(self) -> Iterator[BookPackage]:
+        """The current version of every registered book whose ``CURRENT`` is usable."""
         for book_id in self.list_ids():
-            yield self.get(book_id)
+            try:
+                yield self.get(book_id)
+            except CoreError as err:
+                if err.code != Code.BOOK_DAMAGED:
+                    raise
 
     # ------------------------------------------------------------------ building
     def new_build_dir(self, book_id: str) -> Path:

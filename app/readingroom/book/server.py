@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import math
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -687,4 +688,6 @@ def build_book_server(
         service.warm_up(wait=0)  # a background thread: the session is never held up
 
     server.notification_handlers[types.InitializedNotification] = warm_up
+    # Idle render children stop with the server (or at exit); a busy one at end of input.
+    weakref.finalize(server, renderers.close)
     return server

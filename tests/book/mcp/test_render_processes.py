@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 from readingroom.book import mcp_pool
+from readingroom.book.mcp_main import RENDER_CHILD_FLAG
 from readingroom.book.mcp_pool import RenderProcesses, WorkerPool, job_deadline
 from readingroom.book.render import render_pdf_page
 from readingroom.core.errors import Code, CoreError
@@ -60,6 +61,16 @@ def test_refusals_come_back_as_the_same_typed_errors(pdf, children, page, dpi, c
     assert there.value.code == here.value.code == code
     assert there.value.message == here.value.message
     assert there.value.details == here.value.details
+
+
+def test_the_frozen_executables_flag_makes_a_render_child(pdf):
+    # A frozen book-agent starts itself with RENDER_CHILD_FLAG; here through the same main().
+    procs = RenderProcesses(1, command=[sys.executable, "-m", "readingroom.book",
+                                        RENDER_CHILD_FLAG])
+    try:
+        assert procs.render(pdf, 2, dpi=30, clip=None) == render_pdf_page(pdf, 2, dpi=30)
+    finally:
+        procs.close()
 
 
 def test_a_child_that_died_is_replaced(pdf, children):

@@ -124,3 +124,15 @@ def test_a_garbage_manifest_status_says_what_it_could_not_check(book, tmp_path):
                            str(tmp_path / "data"), "status", "b"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "b, version 1: DAMAGED" in done.stdout, done
+
+
+def test_a_same_size_edit_of_the_records_is_refused_when_they_load(book):
+    service, pkg, _pdf = book
+    records = pkg.path / "records.jsonl"
+    raw = records.read_bytes()
+    records.write_bytes(raw.replace(b"Whales", b"Wholes", 1))
+    assert len(records.read_bytes()) == len(raw) and pkg.check() == []
+    with pytest.raises(CoreError) as err:
+        service.search("b", "whales")
+    assert err.value.code is Code.BOOK_DAMAGED and err.value.details["file"] == "records.jsonl"
+    assert "SHA-256" in err.value.message

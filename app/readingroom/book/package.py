@@ -250,35 +250,92 @@ def record_files(folder: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+_MAX_MANIFEST_DEPTH = 12
+"""A manifest is a few levels deep; anything deeper was not written by book-agent."""
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a JSON value, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, level)
+            if level > _MAX_MANIFEST_DEPTH:
+                break
+            stack.extend((child, level + 1) for child in
+                         (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
+    return isinstance(value, kind) and not isinstance(value, bool)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _counts(value: Any) -> bool:
+    return isinstance(value, list) and all(_is(v, int) and v >= 0 for v in value)
+
+
+def _plain_name(name: Any) -> bool:
+    """A file name with no folder in it (the source copy's; a POSIX name may hold a '\\')."""
+    separators = {"/", "\0", os.sep, os.altsep or "/"}
+    return isinstance(name, str) and bool(name) and name not in (".", "..") and not any(
+        c in separators for c in name)
+
+
+def _inside(rel: Any) -> bool:
+    """A relative POSIX path that stays inside the version folder."""
+    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel \
+            or "\0" in rel or ":" in rel:
+        return False
+    return all(part not in ("", ".", "..") for part in rel.split("/"))
+
+
 def _manifest_problem(data: Any, book_id: str, version: int) -> str | None:
-    """Why a parsed manifest cannot be the manifest of this version, or None."""
+    """Why a parsed manifest cannot be the manifest of this version, or None.
+
+    Every field book-agent reads after init is checked for its type, so a manifest edited or
+    damaged into another shape is named as damage rather than met as a defect later.
+    """
     if not isinstance(data, dict):
         return "does not hold a JSON object"
-    checks: list[tuple[str, Any, Any]] = [
-        ("id", data.get("id"), str), ("version", data.get("version"), int),
-        ("title", data.get("title"), str), ("authors", data.get("authors"), list),
-        ("source", data.get("source"), dict), ("counts", data.get("counts"), dict),
-        ("capabilities", data.get("capabilities"), dict),
-        ("warnings", data.get("warnings"), list)]
-    for key, value, kind in checks:
-        if not isinstance(value, kind) or isinstance(value, bool):
+    if _depth(data) > _MAX_MANIFEST_DEPTH:
+        return "is nested deeper than a manifest is"
+    top: list[tuple[str, Any]] = [
+        ("id", lambda v: isinstance(v, str)), ("version", lambda v: _is(v, int)),
+        ("title", lambda v: isinstance(v, str)), ("authors", _strings),
+        ("language", lambda v: v is None or isinstance(v, str)),
+        ("source", lambda v: isinstance(v, dict)), ("counts", lambda v: isinstance(v, dict)),
+        ("capabilities", lambda v: isinstance(v, dict)), ("warnings", _strings),
+        ("metadata", lambda v: isinstance(v, dict)),
+        ("tool", lambda v: isinstance(v, dict)), ("created", lambda v: isinstance(v, str))]
+    for key, ok in top:
+        if key not in data or not ok(data[key]):
             return f"has no valid {key!r}"
     if data["id"] != book_id or data["version"] != version:
         return (f"belongs to {data['id']!r} version {data['version']}, not to this folder "
                 f"({book_id!r} version {version})")
-    source, counts = data["source"], data["counts"]
-    if not (isinstance(source.get("file_name"), str) and isinstance(source.get("size"), int)
-            and isinstance(source.get("sha256"), str) and len(source["sha256"]) == 64
-            and source.get("format") in _SOURCE_FORMATS):
+    source, counts, caps = data["source"], data["counts"], data["capabilities"]
+    sha = source.get("sha256")
+    if not (_plain_name(source.get("file_name")) and _is(source.get("size"), int)
+            and source["size"] >= 0 and isinstance(sha, str) and len(sha) == 64
+            and isinstance(source.get("format"), str) and source["format"] in _SOURCE_FORMATS):
         return "has no valid 'source' (file name, size, SHA-256, format)"
-    if not all(isinstance(counts.get(k), int) for k in ("units", "records")):
+    if not all(_is(counts.get(k), int) and counts[k] >= 0 for k in ("units", "records")) or \
+            not (counts.get("unit_kind") is None or isinstance(counts["unit_kind"], str)):
         return "has no valid 'counts'"
-    if not isinstance(data["capabilities"].get("no_text_layer_units", []), list):
+    if not _counts(caps.get("no_text_layer_units")) or not all(
+            _counts(caps.get(k, [])) for k in ("vertical_units", "markdown_fallback_units")) \
+            or not (caps.get("semantic") is None or isinstance(caps["semantic"], dict)):
         return "has no valid 'capabilities'"
     files = data.get("files")
     if files is not None and not (isinstance(files, dict) and all(
-            isinstance(v, dict) and isinstance(v.get("size"), int)
-            and isinstance(v.get("sha256"), str) for v in files.values())):
+            _inside(k) and isinstance(v, dict) and _is(v.get("size"), int)
+            and isinstance(v.get("sha256"), str) for k, v in files.items())):
         return "has no valid 'files'"
     return None
 
@@ -318,22 +375,41 @@ class BookPackage:
         """A file of the package by its name in the layout."""
         return self.path / name
 
-    def read_text(self, name: str) -> str:
-        """A text file of the package; BOOK_DAMAGED when it is missing or not UTF-8."""
+    def read_bytes(self, name: str) -> bytes:
+        """A file of the package; BOOK_DAMAGED when it is missing or not a regular file."""
+        path = self.file(name)
         try:
-            return self.file(name).read_text(encoding="utf-8")
+            if not path.is_file():  # never open a pipe or a device in its place
+                raise FileNotFoundError(name)
+            return path.read_bytes()
         except FileNotFoundError:
             raise self.damaged(name, "is missing") from None
-        except UnicodeDecodeError:
-            raise self.damaged(name, "is not UTF-8 text (overwritten?)") from None
         except OSError as exc:
             raise self.damaged(name, f"cannot be read ({exc.strerror})") from None
 
-    def read_jsonl(self, name: str, *, expected: int | None = None) -> list[dict[str, Any]]:
+    def read_text(self, name: str) -> str:
+        """A UTF-8 text file of the package (newlines as written); BOOK_DAMAGED when it is
+        missing or not UTF-8."""
+        try:
+            return self.read_bytes(name).decode("utf-8")
+        except UnicodeDecodeError:
+            raise self.damaged(name, "is not UTF-8 text (overwritten?)") from None
+
+    def read_jsonl(self, name: str, *, expected: int | None = None,
+                   sha256: str | None = None) -> list[dict[str, Any]]:
         """The JSON objects of a JSON Lines file; BOOK_DAMAGED naming the line that is not one,
-        or when the file holds another number of lines than the manifest counted."""
+        when the file holds another number of lines than the manifest counted, or when its
+        bytes are not those whose SHA-256 the manifest recorded."""
+        raw = self.read_bytes(name)
+        if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:
+            raise self.damaged(name, "differs from the file recorded at build (its SHA-256 "
+                               "changed)")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise self.damaged(name, "is not UTF-8 text (overwritten?)") from None
         rows: list[dict[str, Any]] = []
-        for n, line in enumerate(self.read_text(name).splitlines(), start=1):
+        for n, line in enumerate(text.splitlines(), start=1):
             if not line:
                 continue
             try:

@@ -101,9 +101,8 @@ class _Loaded:
         damage = pkg.check(manifest=self.manifest)
         if damage:
             raise pkg.damaged(damage[0].file, damage[0].problem)
-        counts = self.manifest["counts"]
-        self.units = _rows(pkg, "units.jsonl", counts["units"], _unit_from_json)
-        self.records = _rows(pkg, "records.jsonl", counts["records"], _record_from_json)
+        self.units = _rows(pkg, self.manifest, "units.jsonl", _unit_from_json)
+        self.records = _rows(pkg, self.manifest, "records.jsonl", _record_from_json)
         self.by_id = {r.record_id: r for r in self.records}
         self._source: SourceText | None = None
         self._index = None
@@ -146,12 +145,15 @@ class _Loaded:
             return self._vectors
 
 
-def _rows(pkg: BookPackage, name: str, expected: int,
+def _rows(pkg: BookPackage, manifest: Mapping[str, Any], name: str,
           convert: Callable[[dict[str, Any]], Any]) -> list[Any]:
     """The entries of a JSONL file of the package, each converted; BOOK_DAMAGED naming the
-    entry that is not what the file should hold."""
+    entry that is not what the file should hold, or when its bytes are not those recorded."""
+    key = name.split(".")[0]
+    recorded = (manifest.get("files") or {}).get(name) or {}
     out = []
-    for n, row in enumerate(pkg.read_jsonl(name, expected=expected), start=1):
+    for n, row in enumerate(pkg.read_jsonl(name, expected=manifest["counts"][key],
+                                           sha256=recorded.get("sha256")), start=1):
         try:
             out.append(convert(row))
         except (TypeError, KeyError, ValueError, AttributeError):

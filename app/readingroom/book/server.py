@@ -3,16 +3,19 @@
 Thin on purpose, like every server of the suite: each tool validates its arguments, confines
 what it is given (book ids of a single-book instance, Skill paths, image hrefs), runs the Core
 in the bounded worker pool (:mod:`.mcp_pool`) and hands back the Core's envelope, with book
-text cleaned of bidi and zero-width controls, labelled as untrusted reference material, and
-every truncated read carrying ``truncated``, ``total`` and a ready ``continuation``.
+text cleaned of bidi, zero-width, C0 and C1 controls, labelled as untrusted reference
+material, and every truncated read carrying ``truncated``, ``total`` and a ready
+``continuation``.
 
-Nothing here initialises, replaces or removes a book, runs a program, writes a file or reads a
-path outside a registered package: those are CLI commands only.
+Nothing here initialises, replaces or removes a book, runs a program (other than its own
+page-rendering children), writes a file or reads a path outside a registered package: those
+are CLI commands only.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import math
 import threading
 import weakref
@@ -129,8 +132,6 @@ LocateHints = Annotated[dict[HintKey, HintValue], Field(max_length=4),
 def _bounded_locator(value: Any) -> Any:
     """A locator object no larger than a locator's JSON text may be (its values are free)."""
     if isinstance(value, dict):
-        import json
-
         try:
             size = len(json.dumps(value, ensure_ascii=False))
         except (TypeError, ValueError, RecursionError):
@@ -307,7 +308,8 @@ def _refuse_path(value: str, what: str, *, allow_relative_up: bool = False) -> N
 
 
 def _clean(value: Any) -> Any:
-    """Bidi and zero-width controls removed from every string, except verbatim locators."""
+    """Bidi, zero-width, C0 and C1 controls (tab and newline kept) removed from every string,
+    except verbatim locators."""
     if isinstance(value, str):
         return strip_controls(value)
     if isinstance(value, list):

@@ -91,8 +91,9 @@ def _sha256_copy(src: Path, dst: Path) -> tuple[str, int]:
 class _Loaded:
     """One package version read into memory (units, records, folded source, index).
 
-    Loading checks the files against the manifest first (presence and sizes): a damaged
-    package is BOOK_DAMAGED naming the file, never a defect.
+    Loading checks the files against the manifest first (presence and sizes, and the SHA-256
+    of the units and records it reads): a damaged package is BOOK_DAMAGED naming the file,
+    never a defect.
     """
 
     def __init__(self, pkg: BookPackage) -> None:

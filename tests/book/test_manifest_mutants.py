@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
-from tests.property.mutate import json_mutants, property_settings
 
 from readingroom.book.service import BookService
 from readingroom.core.errors import Code, CoreError
+from tests.property.mutate import json_mutants, property_settings
 
 from .make_books import TINY_JPEG, make_epub, make_pdf
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -137,6 +138,21 @@ def test_install_host_claude_desktop_all_books_caps_the_deadline_and_zips_skills
     assert entry["env"]["READINGROOM_TOOL_DEADLINE"] == "50"
     with zipfile.ZipFile(world["data"] / "skill-exports" / "guide.zip") as z:
         assert "guide/SKILL.md" in z.namelist()
+
+
+@posix_only
+def test_install_host_exports_every_readable_skill_when_one_book_is_damaged(world):
+    src = world["tmp"] / "second.md"
+    src.write_text(BOOK, encoding="utf-8")
+    service = BookService(world["data"])
+    service.init(src, book_id="second")
+    shutil.rmtree(service.registry.get("guide").path / "skill")
+    config = world["tmp"] / "claude_desktop_config.json"
+    done = book_agent(world, "install-host", "--host", "claude-desktop", "--config",
+                      str(config), "--install-dir", str(world["bin"]))
+    assert done.returncode == 1
+    assert "guide was not exported: BOOK_DAMAGED" in done.stderr and "skill/" in done.stderr
+    assert (world["data"] / "skill-exports" / "second.zip").is_file()
 
 
 def test_install_host_print_changes_nothing_and_a_missing_book_is_refused(world):

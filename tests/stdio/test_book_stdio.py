@@ -1,8 +1,10 @@
 """book-agent's MCP server as a real stdio subprocess (``python -m readingroom.book ... mcp``).
 
-Slow calls are real blocking reads: the test replaces a package's ``book.md`` with a named pipe,
-so ``book_read_markdown`` blocks in its worker thread until the test writes to the pipe (what a
-long native parse does to a worker), without a sleep anywhere.
+Slow calls are real blocking reads: the test holds an exclusive SQLite lock on a package's
+``index.sqlite``, so ``book_search`` blocks in SQLite's busy wait in its worker thread (what a
+long native call does to a worker) until the test rolls the lock back, without a sleep
+anywhere. (A named pipe in place of ``book.md`` did this before; a package file that is not a
+regular file is now BOOK_DAMAGED, never opened.)
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -25,7 +28,6 @@ from readingroom.core.rawstdio import RawStdioClient
 TOOLS = {"book_status", "book_get_skill", "book_search", "book_read_entry", "book_read_markdown",
          "book_locate_source", "book_read_source", "book_render_page", "book_read_epub_image",
          "book_list"}
-fifo_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
 
 
 @pytest.fixture(scope="module")
@@ -224,25 +226,23 @@ def test_a_replaced_package_is_picked_up_and_old_locators_are_stale(tmp_path):
 
 # --- time, cancellation, threads (named pipes) ------------------------------------------------
 
-def _pipe_book(tmp_path: Path, book_id: str = "slow") -> tuple[Path, Path]:
-    """A data folder whose book ``slow`` has a named pipe for book.md (reads block on it)."""
+def _locked_book(tmp_path: Path, book_id: str = "slow") -> tuple[Path, sqlite3.Connection]:
+    """A data folder whose book ``slow`` has its index exclusively locked (searches block)."""
     data = tmp_path / "data"
     service = BookService(data)
     service.init(make_pdf(tmp_path / "s.pdf", PDF_PAGES), book_id=book_id)
     service.init(make_pdf(tmp_path / "f.pdf", PDF_PAGES), book_id="fast")
-    md = service.registry.get(book_id).file("book.md")
-    md.unlink()
-    os.mkfifo(md)
-    return data, md
+    index = service.registry.get(book_id).file("index.sqlite")
+    # Readers wait in SQLite's busy handler (up to its 5 s timeout) until the rollback.
+    lock = sqlite3.connect(index, isolation_level=None, timeout=0)
+    lock.execute("BEGIN EXCLUSIVE")
+    return data, lock
 
 
-def _release(pipe: Path) -> None:
-    """Let every reader blocked on the pipe go on (they read a few bytes, then end of file)."""
-    fd = os.open(pipe, os.O_WRONLY | os.O_NONBLOCK)
-    try:
-        os.write(fd, b"# released\n")
-    finally:
-        os.close(fd)
+def _release(lock: sqlite3.Connection) -> None:
+    """Let every search blocked on the lock go on."""
+    lock.execute("ROLLBACK")
+    lock.close()
 
 
 def _started(client: RawStdioClient, token: str, timeout: float = 30.0) -> None:
@@ -255,16 +255,15 @@ def _started(client: RawStdioClient, token: str, timeout: float = 30.0) -> None:
 
 def _slow_call(client: RawStdioClient, token: str) -> int:
     return client.send_request("tools/call", {
-        "name": "book_read_markdown", "arguments": {"book_id": "slow", "start_line": 1},
+        "name": "book_search", "arguments": {"book_id": "slow", "query": "whales"},
         "_meta": {"progressToken": token}})
 
 
-@fifo_only
 def test_deadline_expiry_is_a_structured_error_and_the_server_goes_on(tmp_path):
-    data, pipe = _pipe_book(tmp_path)
+    data, pipe = _locked_book(tmp_path)
     with book_server(data, "--timeout", "1", "--concurrency", "2") as client:
         client.initialize()
-        result = client.call_tool("book_read_markdown", {"book_id": "slow", "start_line": 1})
+        result = client.call_tool("book_search", {"book_id": "slow", "query": "whales"})
         error = envelope(result)["error"]
         assert error["code"] == "DEADLINE_EXCEEDED" and error["details"]["deadline_s"] == 1
         assert call(client, "book_search", book_id="fast", query="whales")["items"]
@@ -272,9 +271,8 @@ def test_deadline_expiry_is_a_structured_error_and_the_server_goes_on(tmp_path):
         assert client.close() == 0
 
 
-@fifo_only
 def test_cancel_in_the_middle_of_a_slow_call_then_a_successful_call(tmp_path):
-    data, pipe = _pipe_book(tmp_path)
+    data, pipe = _locked_book(tmp_path)
     with book_server(data, "--concurrency", "2") as client:
         client.initialize()
         rid = _slow_call(client, "slow-1")
@@ -297,10 +295,9 @@ def _threads(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 
 
-@fifo_only
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
 def test_fifty_concurrent_calls_never_exceed_the_worker_limit(tmp_path):
-    data, pipe = _pipe_book(tmp_path)
+    data, pipe = _locked_book(tmp_path)
     limit = 4
     with book_server(data, "--concurrency", str(limit)) as client:
         client.initialize()

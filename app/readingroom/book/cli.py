@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,13 +23,29 @@ from typing import Any, NoReturn
 from ..core.envelope import Envelope
 from ..core.errors import Code, CoreError
 
-__all__ = ["ENV_DATA_DIR", "ENV_DEBUG", "build_parser", "default_data_dir", "main",
-           "render_text"]
+__all__ = ["ENV_DATA_DIR", "ENV_DEBUG", "build_parser", "default_data_dir", "json_safe", "main",
+           "render_text", "terminal_safe"]
 
 ENV_DATA_DIR = "BOOK_AGENT_DATA_DIR"
 ENV_DEBUG = "BOOK_AGENT_DEBUG"
 MAX_LOCATOR_FILE_BYTES = 1 << 20
 log = logging.getLogger("readingroom.book.cli")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                     "\u2066-\u2069]")
+"""What a book's text must not send to a terminal raw: C0 controls but tab and newline (ESC,
+BEL, BS, CR …), DEL, C1 controls (CSI …) and bidi controls."""
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character shown escaped (``\\x1b``, ``\\u202e``), so a
+    title or heading cannot retitle, clear or colour the terminal or reorder what it shows."""
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100
+                       else f"\\u{ord(m[0]):04x}", text)
+
+
+def json_safe(text: str) -> str:
+    """JSON text with the same characters as ``\\uXXXX`` escapes (still the same JSON)."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def default_data_dir() -> Path:
@@ -416,10 +433,18 @@ def render_text(env: Envelope) -> str:
         out += _entry_text(env, data)
     elif op in ("book_list", "book_status") and env.items is not None and data == {}:
         for b in env.items:
+            if b.get("state") == "damaged":
+                damage = b.get("damaged") or {}
+                out.append(f"{b['book_id']}  v{b.get('version') or '?'}  DAMAGED: "
+                           f"{damage.get('file')} {damage.get('problem')}")
+                continue
             out.append(f"{b['book_id']}  v{b['version']}  {b['format']}  {b['units']} units  "
                        f"{b['title']}")
         if not env.items:
             out.append("no books registered")
+    elif op == "book_status" and "counts" not in data and data.get("integrity"):
+        out.append(f"book {data['book_id']}, version {data.get('version') or '?'}: DAMAGED")
+        out += _integrity_text(data["integrity"])
     elif op in ("book_init", "book_status"):
         out += _package_text(op, data)
     elif op == "book_demo":
@@ -543,12 +568,22 @@ def _package_text(op: str, data: dict[str, Any]) -> list[str]:
     if op == "book_status" and data.get("search_modes"):
         modes = data["search_modes"]
         out.append("  search modes: " + ", ".join(f"{k} {v}" for k, v in modes.items()))
+    if op == "book_status" and data.get("integrity"):
+        out += _integrity_text(data["integrity"])
     if op == "book_init":
         out.append(f"next: book-agent search {data['book_id']} \"WORDS\"  ·  "
                    f"book-agent skill {data['book_id']}")
     elif data.get("warnings"):
         out.append(f"warnings at init ({len(data['warnings'])}):")
         out += [f"  - {w}" for w in data["warnings"]]
+    return out
+
+
+def _integrity_text(integrity: dict[str, Any]) -> list[str]:
+    if integrity.get("state") != "damaged":
+        return [f"  files: intact ({integrity.get('checked')})"]
+    out = ["  DAMAGED files:"]
+    out += [f"    {d['file']}: {d['problem']}" for d in integrity.get("damaged", ())]
     return out
 
 
@@ -596,10 +631,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PYMUPDF_MESSAGE", "fd:2")
     os.environ.setdefault("PYMUPDF_LOG", "fd:2")
     words = list(sys.argv[1:] if argv is None else argv)
+    from .mcp_main import RENDER_CHILD_FLAG, mcp_main, split_mcp_argv
+
+    if words == [RENDER_CHILD_FLAG]:  # the frozen executable as the MCP server's renderer
+        from .mcp_pool import child_main
+
+        return child_main()
     debug = "--debug" in words or os.environ.get(ENV_DEBUG, "").strip() in ("1", "true", "yes")
     _configure_logging(debug)
-    from .mcp_main import mcp_main, split_mcp_argv
-
     served = split_mcp_argv(words)
     if served is not None:  # the MCP server: fd 1 is reserved before anything heavy loads
         return mcp_main(*served)
@@ -618,7 +657,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          command, want_json, status=2)
         want_json, command = args.json, args.command
         env = _run(args)
-        out = env.to_json() if args.json else render_text(env)
+        out = json_safe(env.to_json()) if args.json else terminal_safe(render_text(env))
     except CoreError as err:
         return _fail(err, command, want_json)
     except KeyboardInterrupt:
@@ -668,14 +707,14 @@ def _fail(err: CoreError, command: str, want_json: bool, *, status: int = 1) -> 
     """The one-line error on stderr, and the failure envelope on stdout under --json."""
     try:
         if want_json:
-            print(Envelope.failure("book-agent", command, err).to_json())
+            print(json_safe(Envelope.failure("book-agent", command, err).to_json()))
             sys.stdout.flush()
     except BrokenPipeError:
         _quiet_stdout()
     message = " ".join(err.message.split())
     remedy = " ".join(err.remediation.split())
-    print(f"book-agent: {err.code}: {message}" + (f" — {remedy}" if remedy else ""),
-          file=sys.stderr)
+    print(terminal_safe(f"book-agent: {err.code}: {message}" + (f" — {remedy}" if remedy
+                                                                else "")), file=sys.stderr)
     return status
 
 

@@ -172,6 +172,7 @@ def _skills(service: Any, books: list[str], args: argparse.Namespace, folder: Pa
     if not books:
         print("No book is registered yet: no Book Skill to export (book-agent init FILE).")
         return 0
+    failed = 0
     for book_id in books:
         if args.mode == "print":
             where = f"into {target}" if target else f"as a zip in {zips}"
@@ -189,7 +190,8 @@ def _skills(service: Any, books: list[str], args: argparse.Namespace, folder: Pa
                 print(f"Book Skill of {book_id}: {env.data['path']} (upload it to the host "
                       "by hand; it has no skill folder)")
         except CoreError as err:
+            # One damaged book does not keep the others' Skills from their host.
             print(f"install-host: the Book Skill of {book_id} was not exported: {err.code}: "
                   f"{err.message}", file=sys.stderr)
-            return 1
-    return 0
+            failed += 1
+    return 1 if failed else 0

@@ -19,7 +19,11 @@ from ..core.declaration import help_text
 from ..core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
 from . import SERVER
 
-__all__ = ["MCP_USAGE", "mcp_main", "split_mcp_argv"]
+__all__ = ["MCP_USAGE", "RENDER_CHILD_FLAG", "mcp_main", "split_mcp_argv"]
+
+RENDER_CHILD_FLAG = "--internal-render-child"
+"""The frozen executable's only argument when the MCP server starts it as a page renderer
+(:func:`.mcp_pool.child_main`)."""
 
 MCP_USAGE = """\
 Usage: book-agent [--data-dir DATA] mcp [BOOK_ID] [--timeout S] [--concurrency N]
@@ -131,7 +135,8 @@ def _check(args: argparse.Namespace, data_dir: Path) -> None:
         from .package import Registry, check_book_id
 
         check_book_id(args.book_id)
-        if Registry(data_dir).current_version(args.book_id) is None:
+        # A damaged book is served: its tools answer BOOK_DAMAGED, naming the file.
+        if not Registry(data_dir).is_registered(args.book_id):
             raise _Refused(f"no registered book {args.book_id!r} in {data_dir} "
                            f"(book-agent --data-dir {data_dir} list)")
 

@@ -3,34 +3,46 @@
 Thin on purpose, like every server of the suite: each tool validates its arguments, confines
 what it is given (book ids of a single-book instance, Skill paths, image hrefs), runs the Core
 in the bounded worker pool (:mod:`.mcp_pool`) and hands back the Core's envelope, with book
-text cleaned of bidi and zero-width controls, labelled as untrusted reference material, and
-every truncated read carrying ``truncated``, ``total`` and a ready ``continuation``.
+text cleaned of bidi, zero-width, C0 and C1 controls, labelled as untrusted reference
+material, and every truncated read carrying ``truncated``, ``total`` and a ready
+``continuation``.
 
-Nothing here initialises, replaces or removes a book, runs a program, writes a file or reads a
-path outside a registered package: those are CLI commands only.
+Nothing here initialises, replaces or removes a book, runs a program (other than its own
+page-rendering children), writes a file or reads a path outside a registered package: those
+are CLI commands only.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import math
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+)
 
 from ..core.envelope import Envelope
 from ..core.errors import Code, CoreError
 from ..core.mcpkit import Reply, ToolSpec, build_server
 from ..core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
 from . import SERVER
-from .mcp_pool import WorkerPool
+from .locate import MAX_LOCATOR_CHARS
+from .mcp_pool import RenderProcesses, WorkerPool
 from .render import MAX_DPI, MIN_DPI
 from .service import DEFAULT_MAX_CHARS, MAX_CHARS_CEILING, BookService
 from .text import strip_controls
@@ -94,6 +106,46 @@ TOOL_NAMES = ("book_status", "book_get_skill", "book_search", "book_read_entry",
 _BOOK_ID = Field(None, min_length=1, max_length=64,
                  description="The book's id (from book_list). May be omitted on a server "
                  "started for one book.")
+MAX_HINT_KEY_CHARS = 32
+MAX_HINT_VALUE_CHARS = 200
+MAX_LOCATOR_FIELDS = 40
+HintKey = Annotated[str, StringConstraints(min_length=1, max_length=MAX_HINT_KEY_CHARS)]
+HintValue = Annotated[str, StringConstraints(max_length=MAX_HINT_VALUE_CHARS)]
+
+
+def _short_hint_names(value: Any) -> Any:
+    # Checked before the per-key validation: its error would carry the key in its location,
+    # echoing a megabyte name back twice.
+    if isinstance(value, dict) and any(isinstance(k, str) and len(k) > MAX_HINT_KEY_CHARS
+                                       for k in value):
+        raise ValueError(f"a hint name is longer than {MAX_HINT_KEY_CHARS} characters")
+    return value
+
+
+SearchHints = Annotated[dict[HintKey, HintValue], Field(max_length=8),
+                        BeforeValidator(_short_hint_names)]
+LocateHints = Annotated[dict[HintKey, HintValue], Field(max_length=4),
+                        BeforeValidator(_short_hint_names)]
+"""Every text argument is bounded in the input schema, hints' keys and values included."""
+
+
+def _bounded_locator(value: Any) -> Any:
+    """A locator object no larger than a locator's JSON text may be (its values are free)."""
+    if isinstance(value, dict):
+        try:
+            size = len(json.dumps(value, ensure_ascii=False))
+        except (TypeError, ValueError, RecursionError):
+            raise ValueError("the locator is not a JSON object of a locator") from None
+        if size > MAX_LOCATOR_CHARS:
+            raise ValueError(f"the locator is longer than {MAX_LOCATOR_CHARS} characters "
+                             "as JSON; it is not a book-agent locator")
+    return value
+
+
+LocatorArg = Annotated[
+    Annotated[dict[str, Any], Field(max_length=MAX_LOCATOR_FIELDS)]
+    | Annotated[str, StringConstraints(min_length=1, max_length=MAX_LOCATOR_CHARS)],
+    AfterValidator(_bounded_locator)]
 _MAX_CHARS = Field(None, ge=1, le=MAX_CHARS_CEILING,
                    description=f"Characters to return (default {DEFAULT_MAX_CHARS}, at most "
                    f"{MAX_CHARS_CEILING}).")
@@ -136,8 +188,8 @@ class BookSearchInput(_Input):
                        "in the book's own script (Japanese in Japanese).")
     top_k: int = Field(10, ge=1, le=50, description="Hits to return.")
     strict: bool = Field(False, description="Every term (and quoted phrase) must occur.")
-    hints: dict[str, str] | None = Field(
-        None, max_length=8, description="Narrow by place, e.g. {\"pages\": \"10-20\"} "
+    hints: SearchHints | None = Field(
+        None, description="Narrow by place, e.g. {\"pages\": \"10-20\"} "
         "(zero-based page indexes) or {\"heading\": \"Einleitung\"}.")
     semantic: SearchMode | None = Field(
         None, description="Semantic search for this call: auto (default: when the server was "
@@ -190,8 +242,8 @@ class LocateInput(_Input):
                                   description="Locate a whole record.")
     text: str | None = Field(None, min_length=1, max_length=4000,
                              description="An exact passage (no ellipses) to find.")
-    hints: dict[str, str] | None = Field(
-        None, max_length=4, description="{\"page\": \"N\"} or {\"pages\": \"A-B\"}: "
+    hints: LocateHints | None = Field(
+        None, description="{\"page\": \"N\"} or {\"pages\": \"A-B\"}: "
         "zero-based page (unit) indexes to look in.")
 
 
@@ -202,7 +254,7 @@ _LOCATOR = Field(description="A locator exactly as book_locate_source returned i
 class ReadSourceInput(_Input):
     """A returned locator."""
 
-    locator: dict[str, Any] | str = _LOCATOR
+    locator: LocatorArg = _LOCATOR
     max_chars: int | None = _MAX_CHARS
     offset: int = Field(0, ge=0, le=50_000_000, description="Start offset (next_offset).")
 
@@ -223,7 +275,7 @@ class EpubImageInput(_Input):
     """An image of an EPUB chapter."""
 
     book_id: str | None = _BOOK_ID
-    locator: dict[str, Any] | str | None = Field(
+    locator: LocatorArg | None = Field(
         None, description="A chapter locator exactly as book_locate_source returned it, for "
         "an href written relative to that chapter; may be omitted for an href as book.md "
         "prints it. Never edit it.")
@@ -249,13 +301,15 @@ def _refuse_path(value: str, what: str, *, allow_relative_up: bool = False) -> N
     elif not allow_relative_up and "%" in value:
         why = "it is percent-encoded (Skill file names never are)"
     if why:
-        raise CoreError(Code.PATH_NOT_ALLOWED, f"{value!r} is not allowed as {what}: {why}.",
+        shown = value if len(value) <= 80 else value[:80] + "…"
+        raise CoreError(Code.PATH_NOT_ALLOWED, f"{shown!r} is not allowed as {what}: {why}.",
                         details={"reason": why},
                         remediation="Use a path exactly as the server gave it.")
 
 
 def _clean(value: Any) -> Any:
-    """Bidi and zero-width controls removed from every string, except verbatim locators."""
+    """Bidi, zero-width, C0 and C1 controls (tab and newline kept) removed from every string,
+    except verbatim locators."""
     if isinstance(value, str):
         return strip_controls(value)
     if isinstance(value, list):
@@ -276,10 +330,12 @@ class _Launch:
 class BookTools:
     """The ten tools over one :class:`BookService`, running the Core in a :class:`WorkerPool`."""
 
-    def __init__(self, service: BookService, pool: WorkerPool, launch: _Launch) -> None:
+    def __init__(self, service: BookService, pool: WorkerPool, launch: _Launch,
+                 renderers: RenderProcesses | None = None) -> None:
         self.service = service
         self.pool = pool
         self.launch = launch
+        self.renderers = renderers
 
     # ------------------------------------------------------------------ confinement
     def book(self, book_id: str | None, *, required: bool = True) -> str | None:
@@ -346,6 +402,7 @@ class BookTools:
             "concurrency": self.launch.concurrency,
             "image_results": self.launch.image_results,
             "workers": self.pool.stats().to_data(),
+            "render_processes": self.renderers.stats() if self.renderers else None,
             "warm": self.warm(),
             "search": self.search_state(),
             "cache_note": "This MCP process keeps opened packages and indexes warm; a CLI "
@@ -618,9 +675,14 @@ def build_book_server(
         settings[ENV_SERVER_CONCURRENCY] = str(concurrency)
     n = env_int(ENV_SERVER_CONCURRENCY, 4, 1, 16, settings)
     deadline = env_float(ENV_TOOL_DEADLINE, SERVER.deadline_s, 1.0, 900.0, settings)
+    # MuPDF holds the GIL while it renders: pages are rendered in child processes, so the
+    # event loop and the stdio transport keep answering (and deadlines hold) under load.
+    renderers = RenderProcesses(max(1, min(n, os.cpu_count() or 1)))
     service = BookService(data_dir, allowed_ids={book_id} if book_id else None,
-                          semantic=semantic, reranker=reranker)
-    tools = BookTools(service, WorkerPool(n), _Launch(book_id, image_results, deadline, n))
+                          semantic=semantic, reranker=reranker,
+                          page_renderer=renderers.render)
+    tools = BookTools(service, WorkerPool(n), _Launch(book_id, image_results, deadline, n),
+                      renderers)
     server = build_server(SERVER, INSTRUCTIONS, tools.specs(), env=settings,
                           finish=_with_capabilities)
 
@@ -628,4 +690,6 @@ def build_book_server(
         service.warm_up(wait=0)  # a background thread: the session is never held up
 
     server.notification_handlers[types.InitializedNotification] = warm_up
+    # Idle render children stop with the server (or at exit); a busy one at end of input.
+    weakref.finalize(server, renderers.close)
     return server

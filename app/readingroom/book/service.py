@@ -12,10 +12,11 @@ import dataclasses
 import hashlib
 import json
 import posixpath
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,11 +26,19 @@ from ..core.errors import Code, CoreError
 from ..core.files import write_atomically
 from .locate import SourceText, check_locator, parse_locator
 from .model import Record, SourceDocument, SourceUnit
-from .package import BookPackage, Registry, book_id_from_name, check_book_id
+from .package import (
+    BookPackage,
+    Damage,
+    Registry,
+    book_id_from_name,
+    check_book_id,
+    record_files,
+)
 from .paths import check_output_file, check_text, storable_name, unusable
 from .records import build_book_text
 
 if TYPE_CHECKING:  # the semantic modules load numpy; a lexical-only process never imports them
+    from .render import RenderedPage
     from .search.rerank import Reranker
     from .search.semantic import SemanticConfig, SemanticRuntime, VectorStore
 
@@ -80,16 +89,21 @@ def _sha256_copy(src: Path, dst: Path) -> tuple[str, int]:
 
 
 class _Loaded:
-    """One package version read into memory (units, records, folded source, index)."""
+    """One package version read into memory (units, records, folded source, index).
+
+    Loading checks the files against the manifest first (presence and sizes, and the SHA-256
+    of the units and records it reads): a damaged package is BOOK_DAMAGED naming the file,
+    never a defect.
+    """
 
     def __init__(self, pkg: BookPackage) -> None:
         self.pkg = pkg
         self.manifest = pkg.manifest
-        self.units = [_unit_from_json(json.loads(line)) for line in
-                      pkg.file("units.jsonl").read_text(encoding="utf-8").splitlines() if line]
-        self.records = [_record_from_json(json.loads(line)) for line in
-                        pkg.file("records.jsonl").read_text(encoding="utf-8").splitlines()
-                        if line]
+        damage = pkg.check(manifest=self.manifest)
+        if damage:
+            raise pkg.damaged(damage[0].file, damage[0].problem)
+        self.units = _rows(pkg, self.manifest, "units.jsonl", _unit_from_json)
+        self.records = _rows(pkg, self.manifest, "records.jsonl", _record_from_json)
         self.by_id = {r.record_id: r for r in self.records}
         self._source: SourceText | None = None
         self._index = None
@@ -110,7 +124,15 @@ class _Loaded:
             if self._index is None:
                 from .search.index import BookIndex
 
-                self._index = BookIndex.open(self.pkg.file("index.sqlite"))
+                try:
+                    self._index = BookIndex.open(self.pkg.file("index.sqlite"))
+                except CoreError as err:
+                    if err.code in (Code.NOT_FOUND, Code.INTERNAL_ERROR) and \
+                            "index_format" not in err.details:
+                        raise self.pkg.damaged("index.sqlite", "is missing" if
+                                               err.code == Code.NOT_FOUND else
+                                               "is not a readable search index") from None
+                    raise
             return self._index
 
     def vectors(self) -> VectorStore | None:
@@ -122,6 +144,22 @@ class _Loaded:
                 self._vectors = VectorStore.open(self.pkg.path,
                                                  [r.record_id for r in self.records])
             return self._vectors
+
+
+def _rows(pkg: BookPackage, manifest: Mapping[str, Any], name: str,
+          convert: Callable[[dict[str, Any]], Any]) -> list[Any]:
+    """The entries of a JSONL file of the package, each converted; BOOK_DAMAGED naming the
+    entry that is not what the file should hold, or when its bytes are not those recorded."""
+    key = name.split(".")[0]
+    recorded = (manifest.get("files") or {}).get(name) or {}
+    out = []
+    for n, row in enumerate(pkg.read_jsonl(name, expected=manifest["counts"][key],
+                                           sha256=recorded.get("sha256")), start=1):
+        try:
+            out.append(convert(row))
+        except (TypeError, KeyError, ValueError, AttributeError):
+            raise pkg.damaged(name, f"entry {n} is not what book-agent wrote there") from None
+    return out
 
 
 def _unit_to_json(unit: SourceUnit) -> dict[str, Any]:
@@ -147,8 +185,11 @@ class BookService:
 
     def __init__(self, data_dir: Path | str, *, allowed_ids: set[str] | None = None,
                  semantic: SemanticConfig | SemanticRuntime | None = None,
-                 reranker: Reranker | None = None) -> None:
+                 reranker: Reranker | None = None,
+                 page_renderer: Callable[..., RenderedPage] | None = None) -> None:
         self.registry = Registry(data_dir)
+        # How PDF pages are rendered (the MCP server renders in child processes).
+        self.page_renderer = page_renderer
         self.allowed_ids = allowed_ids
         # Optional search modes chosen at launch; the model loads once, in warm_up().
         self.semantic, self.reranker = _semantic_runtime(semantic), reranker
@@ -262,9 +303,11 @@ class BookService:
 
             def finalize(folder: Path, version: int) -> None:
                 manifest["version"] = version
+                self._write_skill(folder, manifest, doc, book_text.records)
+                # Sizes and hashes of every file: what status and loading check against.
+                manifest["files"] = record_files(folder)
                 write_atomically(folder / "manifest.json",
                                  json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
-                self._write_skill(folder, manifest, doc, book_text.records)
 
             pkg = self.registry.publish(book_id, build, replace=replace, finalize=finalize)
         except BaseException:
@@ -272,7 +315,7 @@ class BookService:
             raise
         env = self._env("book_init", data={
             "book_id": pkg.book_id, "version": pkg.version, "package": str(pkg.path),
-            "title": manifest["title"], "format": doc.format, "units": len(doc.units),
+            **_shown_title(manifest), "format": doc.format, "units": len(doc.units),
             "records": len(book_text.records), "capabilities": manifest["capabilities"],
             "seconds": round(time.monotonic() - began, 2),
         })
@@ -352,22 +395,43 @@ class BookService:
 
     # ------------------------------------------------------------------ registry
     def list(self) -> Envelope:
-        """Registered (and, for a single-book server, allowed) books."""
+        """Registered (and, for a single-book server, allowed) books.
+
+        A damaged book is listed too, marked ``state: damaged`` with the file and the
+        problem (and a warning naming the repair); it never hides the others.
+        """
         items = []
+        env = self._env("book_list")
         for book_id in self.registry.list_ids():
             if self.allowed_ids is not None and book_id not in self.allowed_ids:
                 continue
-            m = self.registry.get(book_id).manifest
-            items.append({"book_id": book_id, "version": m["version"], "title": m["title"],
-                          "authors": m["authors"], "format": m["source"]["format"],
+            try:
+                pkg = self.registry.get(book_id)
+                m = pkg.manifest
+                damage = pkg.check(manifest=m)
+                if damage:
+                    raise pkg.damaged(damage[0].file, damage[0].problem)
+            except CoreError as err:
+                if err.code != Code.BOOK_DAMAGED:
+                    raise
+                items.append(_damaged_item(book_id, err))
+                env.diagnose(Level.warning, Code.BOOK_DAMAGED, err.message,
+                             hint=err.remediation)
+                continue
+            items.append({"book_id": book_id, "version": m["version"], "state": "ok",
+                          **_shown_title(m), "format": m["source"]["format"],
                           "units": m["counts"]["units"], "records": m["counts"]["records"]})
-        return self._env("book_list", items=items,
-                         result=ResultInfo(total=len(items), returned=len(items)))
+        env.items = items
+        env.result = ResultInfo(total=len(items), returned=len(items))
+        return env
 
     def status(self, book_id: str | None = None) -> Envelope:
         """A book's package, counts and capabilities; without an id, every book briefly.
 
-        Build folders left by killed inits (their process is dead) are deleted on the way.
+        The package's files are checked against the sizes and SHA-256 its manifest recorded
+        (``integrity``); a damaged book is reported (``integrity.state: damaged``, with every
+        damaged file), not refused. Build folders left by killed inits (their process is
+        dead) are deleted on the way.
         """
         if book_id is None:
             self.registry.clean_stale_builds()
@@ -376,20 +440,57 @@ class BookService:
             return env
         check_book_id(book_id)
         swept = self.registry.clean_stale_builds(book_id)
-        pkg = self._package(book_id)
-        m = pkg.manifest
+        try:
+            pkg = self._package(book_id)
+        except CoreError as err:
+            if err.code != Code.BOOK_DAMAGED:
+                raise
+            return self._damaged_status(book_id, None, [Damage(err.details["file"],
+                                                               err.details["problem"])],
+                                        err, swept)
+        damage = pkg.check(deep=True)
+        try:
+            m = pkg.manifest
+        except CoreError as err:
+            return self._damaged_status(book_id, pkg, damage, err, swept)
         versions = sorted(int(p.name[1:]) for p in pkg.path.parent.glob("v*")
                           if p.name[1:].isdigit())
-        return self._env("book_status", data={
+        env = self._env("book_status", data={
             "book_id": book_id, "version": pkg.version, "versions": versions,
-            "package": str(pkg.path), "title": m["title"], "authors": m["authors"],
+            "package": str(pkg.path), **_shown_title(m), "authors": _shown_authors(m),
             "language": m["language"], "source": m["source"], "counts": m["counts"],
             "capabilities": m["capabilities"], "warnings": m["warnings"][:20],
             "search_modes": self._search_modes(m),
             "created": m["created"], "tool": m["tool"],
+            "integrity": _integrity(m, damage),
             "builds_in_progress": self.registry.builds_in_progress(book_id),
             "stale_builds_removed": swept,
         })
+        if damage:
+            named = pkg.damaged(damage[0].file, damage[0].problem)
+            env.diagnose(Level.warning, Code.BOOK_DAMAGED, named.message,
+                         hint=named.remediation)
+        return env
+
+    def _damaged_status(self, book_id: str, pkg: BookPackage | None, damage: Sequence[Damage],
+                        err: CoreError, swept: int) -> Envelope:
+        """``book_status`` of a book whose pointer or manifest is unreadable."""
+        book_dir = self.registry.books_dir / book_id
+        versions = sorted(int(p.name[1:]) for p in book_dir.glob("v*")
+                          if p.name[1:].isdigit() and p.is_dir())
+        env = self._env("book_status", data={
+            "book_id": book_id, "version": pkg.version if pkg else err.details.get("version"),
+            "versions": versions, "package": str(pkg.path) if pkg else None,
+            "title": None,
+            "integrity": {"state": "damaged", "damaged": [d.to_data() for d in damage],
+                          "checked": "the manifest could not be read, so nothing else could "
+                                     "be checked against it" if pkg else
+                                     "the CURRENT pointer names no usable version"},
+            "builds_in_progress": self.registry.builds_in_progress(book_id),
+            "stale_builds_removed": swept,
+        })
+        env.diagnose(Level.warning, Code.BOOK_DAMAGED, err.message, hint=err.remediation)
+        return env
 
     def remove(self, book_id: str) -> Envelope:
         """Unregister a book and delete its package."""
@@ -458,8 +559,20 @@ class BookService:
             raise CoreError(Code.INVALID_ARGUMENT, "top_k must be between 1 and 50.",
                             remediation="Omit it for 10.")
         loaded = self._load(book_id)
-        result = self._run_search(loaded, query, top_k, strict, dict(hints or {}), semantic,
-                                  rerank, deadline, include_contents)
+        try:
+            result = self._run_search(loaded, query, top_k, strict, dict(hints or {}),
+                                      semantic, rerank, deadline, include_contents)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise loaded.pkg.damaged("index.sqlite", "could not be read to the end (the "
+                                         "search index is truncated or damaged)") from None
+            raise CoreError(Code.BOOK_BUSY, f"The search index of {book_id!r} is locked by "
+                            "another program.", details={"book_id": book_id},
+                            remediation="Try again; book-agent never writes to a published "
+                            "index, so close whatever opened it for writing.") from None
+        except sqlite3.DatabaseError:
+            raise loaded.pkg.damaged("index.sqlite", "could not be read to the end (the "
+                                     "search index is truncated or damaged)") from None
         data = result.model_dump(mode="json")
         hits = data.pop("hits")
         env = self._env(
@@ -500,6 +613,7 @@ class BookService:
             raise CoreError(Code.INVALID_ARGUMENT, "Give exactly one of record_id or text.",
                             remediation="--record RECORD_ID or --text 'a passage'.")
         loaded = self._load(book_id)
+        loaded.pkg.verify_source(loaded.manifest)  # a locator rests on the source copy
         source = loaded.source
         unit_range = _unit_range(hints, len(loaded.units))
         if record_id is not None:
@@ -542,6 +656,7 @@ class BookService:
         loc = parse_locator(locator)
         loaded = self._load(loc.book_id)
         start, end = check_locator(loc, loaded.source)
+        loaded.pkg.verify_source(loaded.manifest)
         text = loaded.source.span_text(start, end)
         page = _page(text, offset, _max_chars(max_chars))
         return self._env("book_read_source", data={
@@ -628,7 +743,7 @@ class BookService:
         and ``next_offset`` to continue it.
         """
         loaded = self._load(book_id)
-        lines = loaded.pkg.file("book.md").read_text(encoding="utf-8").splitlines()
+        lines = loaded.pkg.read_text("book.md").splitlines()
         if heading is not None:
             if start_line is not None or end_line is not None:
                 raise CoreError(Code.INVALID_ARGUMENT, "Give a heading or a line range, not "
@@ -743,12 +858,16 @@ class BookService:
 
         pkg = self._package(book_id)
         m = pkg.manifest
+        damage = pkg.check(manifest=m)
+        if damage:
+            raise pkg.damaged(damage[0].file, damage[0].problem)
         if m["source"]["format"] != "pdf":
             raise CoreError(Code.CAPABILITY_UNAVAILABLE, f"{book_id!r} is not a PDF; pages "
                             "cannot be rendered.", remediation="Use book_read_epub_image for "
                             "EPUB images, or read the text.",
                             details={"format": m["source"]["format"]})
-        page = render_pdf_page(pkg.source_file, page_index, dpi=dpi or DEFAULT_DPI, clip=clip)
+        render = self.page_renderer or render_pdf_page
+        page = render(pkg.source_file, page_index, dpi=dpi or DEFAULT_DPI, clip=clip)
         env = self._env("book_render_page", data={
             "book_id": book_id, "version": pkg.version, "page_index": page.page_index,
             "page_label": page.page_label, "dpi": page.dpi, "dpi_lowered": page.dpi_lowered,
@@ -788,6 +907,7 @@ class BookService:
                 raise CoreError(Code.CAPABILITY_UNAVAILABLE, f"{book_id!r} is not an EPUB; it "
                                 "has no images to read.", remediation="Use book_render_page "
                                 "for PDF pages.")
+        loaded.pkg.verify_source(loaded.manifest)
         declared = {path for unit in loaded.units for path in unit.images}
         package_path = str(loaded.manifest.get("metadata", {}).get("package_path") or "")
         image = epub_image(loaded.pkg.source_file, chapter, href, manifest_paths=declared,
@@ -807,6 +927,54 @@ def envelope_data(env: Envelope) -> dict[str, Any]:
         raise CoreError(Code.INTERNAL_ERROR, f"{env.operation} returned no data object.",
                         remediation="Report this as a book-agent bug.")
     return env.data
+
+
+MAX_TITLE_CHARS = 200
+"""Titles longer than this are shown cut (the manifest keeps the whole title)."""
+MAX_AUTHORS = 20
+MAX_AUTHOR_CHARS = 200
+
+
+def _cut_text(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shown_title(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """``title`` as shown (at most :data:`MAX_TITLE_CHARS`), saying when it was cut."""
+    title = str(manifest.get("title") or "")
+    if len(title) <= MAX_TITLE_CHARS:
+        return {"title": title}
+    return {"title": _cut_text(title, MAX_TITLE_CHARS), "title_truncated": True,
+            "title_chars": len(title)}
+
+
+def _shown_authors(manifest: Mapping[str, Any]) -> list[str]:
+    authors = [str(a) for a in manifest.get("authors") or []]
+    shown = [_cut_text(a, MAX_AUTHOR_CHARS) for a in authors[:MAX_AUTHORS]]
+    if len(authors) > MAX_AUTHORS:
+        shown.append(f"… and {len(authors) - MAX_AUTHORS} more")
+    return shown
+
+
+def _damaged_item(book_id: str, err: CoreError) -> dict[str, Any]:
+    """A ``book_list`` item for a book that cannot be read."""
+    return {"book_id": book_id, "version": err.details.get("version"), "state": "damaged",
+            "damaged": {"file": err.details.get("file"), "problem": err.details.get("problem")},
+            "title": None, "format": None, "units": None, "records": None,
+            "remediation": err.remediation}
+
+
+def _integrity(manifest: Mapping[str, Any], damage: Sequence[Damage]) -> dict[str, Any]:
+    """What ``book_status`` says about the package's files."""
+    recorded = manifest.get("files")
+    how = ("every file's size and SHA-256 against those recorded at build, and the source "
+           "copy's" if recorded else "the layout's files are present and the source copy's "
+           "size and SHA-256 (this version was built before book-agent recorded every file)")
+    out: dict[str, Any] = {"state": "damaged" if damage else "ok", "checked": how,
+                           "files_checked": len(recorded or ()) + 1}
+    if damage:
+        out["damaged"] = [d.to_data() for d in damage]
+    return out
 
 
 def _relation(r: Record, target: Record) -> str:

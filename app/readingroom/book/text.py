@@ -106,9 +106,15 @@ def is_cjk(ch: str) -> bool:
     )
 
 
+_C0_C1 = frozenset(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))) - {"\t", "\n"}
+"""C0 and C1 controls (ESC, BEL, BS, CSI …) and DEL; tab and newline are text."""
+
+
 def strip_controls(text: str) -> str:
-    """Remove bidi and zero-width controls (for text shown to an assistant)."""
-    return "".join(c for c in text if c not in _DROP or c == "\u00ad" or c >= "\ufe00")
+    """Remove bidi, zero-width, C0 and C1 controls but tab and newline (for text shown to an
+    assistant or a terminal)."""
+    return "".join(c for c in text if (c not in _DROP or c == "\u00ad" or c >= "\ufe00")
+                   and c not in _C0_C1)
 
 
 def _fold_cluster(cluster: str) -> str:

@@ -38,7 +38,7 @@ __all__ = [
     "utc_now_iso",
 ]
 
-SCHEMA_VERSION = "2.1.0"
+SCHEMA_VERSION = "2.2.0"
 """Major: a code renamed or removed, a field changed; minor: something added."""
 
 

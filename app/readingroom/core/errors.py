@@ -46,6 +46,7 @@ class Code(StrEnum):
     CAPABILITY_UNAVAILABLE = "CAPABILITY_UNAVAILABLE"
     BOOK_BUSY = "BOOK_BUSY"
     PATH_UNUSABLE = "PATH_UNUSABLE"
+    BOOK_DAMAGED = "BOOK_DAMAGED"
     # --- diagnostics: the call answered; read the answer with these in mind --------------
     ZERO_RESULT = "ZERO_RESULT"
     RESULT_WINDOW_CAPPED = "RESULT_WINDOW_CAPPED"
@@ -161,6 +162,12 @@ MEANINGS: dict[Code, str] = {
         "is a folder where a file is wanted (or the reverse), is not readable or writable, or "
         "the disk refused the write. Nothing was written there."
     ),
+    Code.BOOK_DAMAGED: (
+        "A file of the book's package is missing, truncated or changed since it was built "
+        "(details.file names it; its CURRENT pointer may name a missing version). The book "
+        "cannot be read or verified until it is rebuilt with book-agent init SOURCE --id ID "
+        "--replace (or removed); other books are unaffected."
+    ),
     Code.ZERO_RESULT: (
         "The upstream searched and found no record matching every term: a genuine, "
         "checked absence for this query in these providers."
@@ -224,6 +231,7 @@ _ERRORS = frozenset(
         Code.CAPABILITY_UNAVAILABLE,
         Code.BOOK_BUSY,
         Code.PATH_UNUSABLE,
+        Code.BOOK_DAMAGED,
     }
 )
 

@@ -24,8 +24,9 @@ from ..make_epub_classes import make_nav_in_spine_book
 
 __all__ = ["LIBRARY_METADATA", "MARKDOWN_BOOKS", "make_library", "markdown_book"]
 
-_SHARED = ("harbour light ship sea wind river stone garden letter window morning evening "
-           "silver copper market bridge tower winter summer voyage island lantern").split()
+_SHARED = ["harbour", "light", "ship", "sea", "wind", "river", "stone", "garden", "letter",
+           "window", "morning", "evening", "silver", "copper", "market", "bridge", "tower",
+           "winter", "summer", "voyage", "island", "lantern"]
 MARKDOWN_BOOKS = [f"book-{n:02d}" for n in range(10)]
 LIBRARY_METADATA = {
     "book-00": {"year": 1851, "collections": ["Sea/Whaling"], "tags": ["novel"]},

@@ -178,7 +178,7 @@ def test_a_new_version_not_yet_indexed_is_stale_until_indexed(library: Path, tmp
     service.search_library("harbour", wait=None)  # the index exists and is current
     source = tmp_path / "new.md"
     source.write_text("# Fresh\n\nA kraken surfaced by the harbour light.\n", encoding="utf-8")
-    path, lock = library_paths(library)
+    _path, lock = library_paths(library)
     with FileLock(str(lock)):  # another writer holds the library index: init cannot update it
         BookService(library).init(source, book_id="book-07", replace=True)
         stale = service.search_library("kraken", wait=0)

@@ -28,6 +28,7 @@ import json
 import math
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ from .library_index import (
     FLAG_FIRST,
     FORMAT,
     LOCAL_BITS,
+    SEP,
     BookState,
     IndexedBook,
     LibraryIndex,
@@ -56,7 +58,7 @@ from .proximity import SCORE_DIGITS, TokenCodes, pool_size, rerank
 from .reference import book_reference, matches_label
 from .results import Term
 from .snippet import SNIPPET_CHARS, has_hidden, make_snippet
-from .tokenize import QueryTerm, heading_tokens, parse_query, split_runs, token_stream
+from .tokenize import QueryTerm, parse_query
 
 __all__ = [
     "ENGINE_LIBRARY",
@@ -233,6 +235,9 @@ class _Layout:
 class LibrarySearcher:
     """Library-wide search over one :class:`~.library_index.LibraryIndex`; thread-safe."""
 
+    recheck_s = 2.0
+    """A book whose files were found intact is checked again after this long."""
+
     def __init__(self, index: LibraryIndex) -> None:
         self.index = index
         self._idle: list[sqlite3.Connection] = []
@@ -242,6 +247,7 @@ class LibrarySearcher:
         self._layout: tuple[tuple[int, ...], _Layout] | None = None
         self._refs: dict[tuple[str, int], tuple[dict[str, Any], dict[str, Any] | None]] = {}
         self._damaged: dict[tuple[str, int], str] = {}
+        self._checked: dict[tuple[str, int], float] = {}
         self._codes = TokenCodes()
         self._encoded: OrderedDict[int, bytes] = OrderedDict()
         self._encodings = 0
@@ -490,9 +496,14 @@ class LibrarySearcher:
         return None
 
     def _check_books(self, books: set[tuple[str, int]]) -> bool:
-        """Check the files of these books' versions; True when one was found damaged."""
+        """Check the files of these books' versions (sizes, as loading a book does; again
+        after :attr:`recheck_s`); True when one was found damaged."""
         found = False
+        now = time.monotonic()
         for book_id, version in sorted(books):
+            with self._lock:
+                if now - self._checked.get((book_id, version), -math.inf) < self.recheck_s:
+                    continue
             _ref, manifest = self._manifest(book_id, version)
             pkg = self._package(book_id, version)
             damage: str | None = None
@@ -501,12 +512,14 @@ class LibrarySearcher:
             else:
                 problems = pkg.check(manifest=manifest)
                 damage = f"{problems[0].file} {problems[0].problem}" if problems else None
-            if damage:
-                with self._lock:
+            with self._lock:
+                if damage:
                     self._damaged[(book_id, version)] = (
                         f"Its package is damaged: {damage}. Rebuild it with book-agent init "
                         "SOURCE --id ID --replace.")
-                found = True
+                    found = True
+                else:
+                    self._checked[(book_id, version)] = now
         return found
 
     # ------------------------------------------------------------------ ranking
@@ -632,16 +645,13 @@ class LibrarySearcher:
         keep = dense >= 0
         return dense[keep], tf[keep].astype(np.float64)
 
-    def _heads(self, conn: sqlite3.Connection, layout: _Layout,
+    @staticmethod
+    def _heads(conn: sqlite3.Connection, layout: _Layout,
                dense: Sequence[int]) -> dict[int, frozenset[str]]:
         """Tokens (and CJK characters) of each record's own, deepest heading."""
         ids = {layout.record_id(d): d for d in dense}
-        out: dict[int, frozenset[str]] = {}
-        for rid, heading_norm in _rows(conn, "heading_norm", list(ids)):
-            own = json.loads(heading_norm)[-1:]
-            out[ids[rid]] = frozenset(heading_tokens(own)) | frozenset(
-                ch for h in own for cjk, run in split_runs(h) if cjk for ch in run)
-        return out
+        return {ids[rid]: frozenset(own.split(SEP)) if own else frozenset()
+                for rid, own in _rows(conn, "own_head", list(ids))}
 
     def _body_codes(self, conn: sqlite3.Connection, layout: _Layout, dense: list[int],
                     codes: TokenCodes) -> dict[int, bytes]:
@@ -651,8 +661,8 @@ class LibrarySearcher:
             cache = self._encoded if codes is self._codes else {}
             out = {ids[r]: cache[r] for r in ids if r in cache}
         missing = [r for r in ids if ids[r] not in out]
-        made = {rid: codes.encode(token_stream(split_runs(norm), breaks=True))
-                for rid, norm in _rows(conn, "norm", missing)} if missing else {}
+        made = {rid: codes.encode(stream.split(SEP) if stream else [])
+                for rid, stream in _rows(conn, "stream", missing)} if missing else {}
         with self._lock:
             if codes is self._codes:
                 self._encoded.update(made)

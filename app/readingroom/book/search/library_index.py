@@ -14,7 +14,9 @@ Layout (``DATA/library/search.sqlite``, WAL, written under ``DATA/library/search
   ``unreadable`` when it could not be indexed, with the problem), its *key*, and per record
   the length in tokens and flags (contents, first record under its heading);
 - ``records``: the records of every live key (id ``key << 20 | n``, n its place in reading
-  order): record id, headings, units, page labels, raw and normalised text, offset map;
+  order): record id, headings, units, page labels, raw and normalised text, offset map, and
+  for the second ranking pass its body tokens and its own heading's tokens (joined by
+  :data:`SEP`: splitting them is far cheaper than tokenising the text at every query);
 - ``postings``: per *segment*, column and token, the record ids (int64), frequencies (uint16)
   and positions (uint32) of the token, little-endian.
 
@@ -55,7 +57,7 @@ from ...core.envelope import utc_now_iso
 from ...core.errors import Code, CoreError
 from ..package import Damage, Registry, check_book_id
 from .index import _FORMAT as _BOOK_INDEX_FORMAT  # the per-book format this reads
-from .tokenize import heading_tokens, index_columns, split_runs
+from .tokenize import heading_tokens, index_columns, split_runs, token_stream
 
 __all__ = [
     "BATCH_BOOKS",
@@ -63,6 +65,7 @@ __all__ = [
     "FORMAT",
     "LOCAL_BITS",
     "MERGE_FACTOR",
+    "SEP",
     "BookScanner",
     "BookState",
     "CatchUp",
@@ -92,6 +95,8 @@ PURGE_SHARE = 0.5
 """A segment with this share of dead records is rewritten."""
 FLAG_CONTENTS = 1
 FLAG_FIRST = 2
+SEP = "\x1f"
+"""Joins a record's stored tokens (a control character: never inside a token)."""
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -125,7 +130,7 @@ CREATE TABLE records (
     id INTEGER PRIMARY KEY, record_id TEXT NOT NULL, ord INTEGER NOT NULL,
     heading_path TEXT NOT NULL, heading_norm TEXT NOT NULL, unit_start INTEGER NOT NULL,
     unit_end INTEGER NOT NULL, page_labels TEXT NOT NULL, text TEXT NOT NULL,
-    norm TEXT NOT NULL, offmap BLOB NOT NULL
+    norm TEXT NOT NULL, offmap BLOB NOT NULL, stream TEXT NOT NULL, own_head TEXT NOT NULL
 );
 """
 
@@ -519,7 +524,7 @@ class LibraryIndex:
                 next_key += 1
                 base = key << LOCAL_BITS
                 conn.executemany(
-                    f"INSERT INTO records VALUES ({','.join('?' * 11)})",
+                    f"INSERT INTO records VALUES ({','.join('?' * 13)})",
                     ((base + n, *row) for n, row in enumerate(item.records)))
                 conn.execute("INSERT OR REPLACE INTO books VALUES (?, ?, 'ok', NULL, ?, ?, ?, "
                              "?, ?, ?)", (item.book_id, item.version, key, len(item.records),
@@ -716,7 +721,8 @@ def _tokenised(book_id: str, version: int, rows: list[tuple[Any, ...]], blind: i
             text, norm, offmap, role) in enumerate(rows):
         if not isinstance(norm, str) or not isinstance(text, str):
             raise ValueError("a record without text")
-        body, chars = index_columns(split_runs(norm), norm)
+        segments = split_runs(norm)
+        body, chars = index_columns(segments, norm)
         headings = json.loads(heading_norm)
         head = heading_tokens(headings)
         for col, tokens in ((0, body), (1, chars), (2, head)):
@@ -725,13 +731,19 @@ def _tokenised(book_id: str, version: int, rows: list[tuple[Any, ...]], blind: i
         flags.append((FLAG_CONTENTS if role == "contents" else 0)
                      | (FLAG_FIRST if headings != previous else 0))
         previous = headings
+        # What the rerank reads of a pool record (as a book's index derives it at open).
+        own = headings[-1:]
+        own_head = set(heading_tokens(own)) | {
+            ch for h in own for cjk, run in split_runs(h) if cjk for ch in run}
         records.append((record_id, order, heading_path, heading_norm, unit_start, unit_end,
-                        labels, text, norm, offmap))
+                        labels, text, norm, offmap,
+                        SEP.join(token_stream(segments, breaks=True)),
+                        SEP.join(sorted(own_head))))
     return _BookRows(book_id, version, records, blind, lengths, flags, postings)
 
 
 def _add_postings(table: dict[str, tuple[list[int], list[int], list[int]]], n: int,
-                  tokens: Iterable[str], *, positions: bool) -> None:
+                  tokens: Sequence[str], *, positions: bool) -> None:
     local: dict[str, list[int]] = {}
     for pos, tok in enumerate(tokens):
         seen = local.get(tok)
@@ -739,14 +751,17 @@ def _add_postings(table: dict[str, tuple[list[int], list[int], list[int]]], n: i
             local[tok] = [pos]
         else:
             seen.append(pos)
+    huge = len(tokens) > MAX_POSITION  # never in practice: records are a few thousand chars
     for tok, where in local.items():
         entry = table.get(tok)
         if entry is None:
             table[tok] = entry = ([], [], [])
+        if huge:
+            where = [min(p, MAX_POSITION) for p in where[:0xFFFF]]
         entry[0].append(n)
-        entry[1].append(min(len(where), 0xFFFF))
+        entry[1].append(len(where))
         if positions:
-            entry[2].extend(min(p, MAX_POSITION) for p in where[:0xFFFF])
+            entry[2].extend(where)
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str:

@@ -241,6 +241,7 @@ class LibrarySearcher:
     def __init__(self, index: LibraryIndex) -> None:
         self.index = index
         self._idle: list[sqlite3.Connection] = []
+        self._file_id: int | None = None
         self._lock = threading.Lock()
         self._snapshot: _Snapshot | None = None
         self._arrays: dict[int, _BookArrays] = {}
@@ -257,13 +258,25 @@ class LibrarySearcher:
     @contextlib.contextmanager
     def _snapshot_conn(self) -> Iterator[sqlite3.Connection | None]:
         """A connection inside a read transaction (one snapshot), or None with no index."""
-        if not self.index.exists():
+        try:
+            file_id = self.index.path.stat().st_ino
+        except OSError:
             yield None
             return
         with self._lock:
             if self._closed:
                 raise CoreError(Code.INTERNAL_ERROR, "The library search was closed.")
+            if file_id != self._file_id:
+                # The file was rebuilt (it was unreadable or of another format): connections
+                # to the old one would go on reading it, and its generations start again.
+                stale, self._idle = self._idle, []
+                self._file_id, self._snapshot, self._layout = file_id, None, None
+                self._arrays = {}  # keys start again in a new file
+            else:
+                stale = []
             conn = self._idle.pop() if self._idle else None
+        for old in stale:
+            old.close()
         if conn is None:
             conn = self.index.connect()
         conn.execute("BEGIN")
@@ -273,7 +286,7 @@ class LibrarySearcher:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("COMMIT")
             with self._lock:
-                keep = not self._closed and len(self._idle) < 8
+                keep = not self._closed and len(self._idle) < 8 and file_id == self._file_id
                 if keep:
                     self._idle.append(conn)
             if not keep:

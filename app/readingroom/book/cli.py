@@ -395,7 +395,9 @@ def render_text(env: Envelope) -> str:
                        " matching too left out: they list titles, not the chapters)")
         for h in env.items:
             where = " > ".join(h.get("heading_path", []))
-            out.append(f"  {h['record_id']}  {h['score']:.3f}  {where}")
+            # The rank, not a bare BM25 score: in a one-record book every score is 0.000.
+            score = f"  score {h['score']:.3f}" if round(h.get("score") or 0.0, 3) else ""
+            out.append(f"  {h.get('rank') or '-'}. {h['record_id']}{score}  {where}")
             out.append(f"      {h.get('snippet', '')}")
             if h.get("folds"):
                 out.append(f"      matched after folding: {', '.join(h['folds'])}")

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..core.errors import Code, CoreError
 from .furniture import MASK, mask_furniture, spans_within
 from .model import SourceUnit
-from .text import folds_between, is_cjk, normalise, normalise_with_offsets
+from .text import cjk_joins, folds_between, is_cjk, normalise, normalise_with_offsets
 
 __all__ = ["MAX_LOCATOR_CHARS", "QUOTE_CHARS", "Locator", "SourceText", "check_locator",
            "parse_locator"]
@@ -145,7 +145,8 @@ class SourceText:
                     pass  # broken after a soft hyphen (already dropped): the halves join
                 elif not (prev[-1] in _NO_SPACE_AFTER or folded[0] in _NO_SPACE_BEFORE
                           or prev.endswith("...") or folded.startswith("...")
-                          or (is_cjk(prev[-1]) and is_cjk(folded[0]))):
+                          or (cjk_joins(prev[-1], self._masked[last][self._offsets[last][-2]])
+                              and cjk_joins(folded[0], masked[offs[0]]))):
                     parts[last] += " "
                     self._offsets[last].insert(-1, self._offsets[last][-1])
             self._unit_starts.append(0)
@@ -203,11 +204,20 @@ class SourceText:
 
         A hyphen between letters in ``text`` also matches where the book has none (a
         compound the book broke at a line end). :meth:`match_folds` says which folds a match
-        needed.
+        needed. Only whole matches count: a quote that begins or ends with a letter or digit
+        must not continue a longer word or number in the book (``273.879.750`` is not found
+        in ``273.879.7501``); :meth:`find_with_partials` also returns those.
 
         Returns:
             (folded query, [((unit, char), (unit, char)), ...]) in reading order.
         """
+        needle, spans, _partial = self.find_with_partials(text, unit_range=unit_range)
+        return needle, spans
+
+    def find_with_partials(self, text: str, *, unit_range: tuple[int, int] | None = None
+                           ) -> tuple[str, list, list]:
+        """Like :meth:`find`, and the raw spans where ``text`` occurs only as part of a longer
+        word or number (a partial match), in reading order."""
         needle = normalise(text).strip()
         if not needle:
             raise CoreError(Code.INVALID_ARGUMENT, "The text to locate is empty after "
@@ -227,8 +237,21 @@ class SourceText:
             while start != -1 and start + len(needle) <= hi:
                 found.append((start, start + len(needle)))
                 start = self.folded.find(needle, start + 1, hi)
-        spans = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in found]
-        return needle, spans
+        whole = [(a, b) for a, b in found if self._whole(a, b)]
+        partial = [(a, b) for a, b in found if not self._whole(a, b)] if len(whole) < len(
+            found) else []
+        spans = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in whole]
+        parts = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in partial]
+        return needle, spans, parts
+
+    def _whole(self, a: int, b: int) -> bool:
+        """Whether the folded match ``[a, b)`` neither starts inside nor runs on into a word or
+        number (letters and digits outside CJK scripts, which have no word boundaries)."""
+        folded = self.folded
+        first, last = folded[a], folded[b - 1]
+        if a > 0 and _word_char(first) and _word_char(folded[a - 1]):
+            return False
+        return not (b < len(folded) and _word_char(last) and _word_char(folded[b]))
 
     def match_folds(self, text: str, spans: Sequence) -> list[str]:
         """The folds (:data:`.text.FOLD_NAMES`) that ``text`` needed to match ``spans``.
@@ -398,6 +421,10 @@ _NO_SPACE_AFTER = frozenset("-'\"")
 _NO_SPACE_BEFORE = frozenset("-'\";:!?")
 _TRIM = frozenset(MASK + "\u00ad\u200c\u200d\u2060\ufeff")
 _COMPOUND = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() and not is_cjk(ch)
 
 
 def _label(label: str | None) -> str | None:

@@ -505,25 +505,39 @@ class BookService:
         if record_id is not None:
             rec = self._record(loaded, record_id)
             spans = [((rec.unit_start, rec.char_start), (rec.unit_end, rec.char_end))]
-            needle = None
+            needle, partial = None, []
         else:
-            needle, spans = source.find(text or "", unit_range=unit_range)
+            needle, spans, partial = source.find_with_partials(text or "",
+                                                               unit_range=unit_range)
         status = "not_found" if not spans else "verified" if len(spans) == 1 else "ambiguous"
         from .locate import MAX_CANDIDATES
 
-        candidates = [dict(source.candidate(a, b), status=status) for a, b in
-                      spans[:MAX_CANDIDATES]]
+        candidates = [dict(source.candidate(a, b), status=status,
+                           **({"folds": source.match_folds(text, [(a, b)])}
+                              if text is not None else {}))
+                      for a, b in spans[:MAX_CANDIDATES]]
+        if not spans and partial:
+            # Only inside a longer word or number: shown, never as a verified place.
+            candidates = [dict(source.candidate(a, b), status="partial")
+                          for a, b in partial[:MAX_CANDIDATES]]
         folds = source.match_folds(text, spans) if text is not None and spans else []
         env = self._env("book_locate_source", items=candidates, data={
             "book_id": book_id, "version": loaded.pkg.version, "status": status,
-            "match_count": len(spans), "normalized_text": needle, "folds": folds,
+            "match_count": len(spans), "partial_matches": len(partial),
+            "normalized_text": needle, "folds": folds,
             "searched": "raw source text (normalised: NFKC, case, whitespace, typographic "
                         "punctuation, special spaces, full-width forms, kanji variants, Arabic "
                         "and Hebrew marks, hyphenation, ligatures, CJK line joins)",
             "unit_range": list(unit_range) if unit_range else None,
         }, result=ResultInfo(total=len(spans), returned=len(candidates),
                              has_more=len(spans) > len(candidates)))
-        if status == "not_found":
+        if status == "not_found" and partial:
+            env.diagnose(Level.info, Code.ZERO_RESULT,
+                         f"The passage occurs only as part of a longer word or number "
+                         f"({len(partial)} partial match{'es' if len(partial) > 1 else ''}, "
+                         "listed with status partial); it is not verified.",
+                         hint="Quote the whole word or number as the book prints it.")
+        elif status == "not_found":
             env.diagnose(Level.info, Code.ZERO_RESULT, "The passage does not occur in the raw "
                          "source text.", hint="Quote a shorter, exact passage (no ellipses).")
         elif status == "ambiguous":

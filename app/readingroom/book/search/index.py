@@ -507,7 +507,9 @@ class BookIndex:
             terms=[Term(text=t.text, kind=t.kind) for t in terms],
             strict=strict, top_k=top_k, hints_applied=applied,
             modes=SearchModes(lexical_engine=self._engine.name),
-            total_matches=total, contents_left_out=left_out, folds=_folds(query), hits=hits,
+            total_matches=total, contents_left_out=left_out,
+            folds=sorted({name for hit in hits for name in hit.folds}),
+            query_folds=_folds(query), hits=hits,
         )
 
     def _rounded_pool(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
@@ -636,7 +638,7 @@ class BookIndex:
             snippet, matched = make_snippet(text, norm, offmap, terms, hidden=hidden,
                                             raw_matches=raw_matches)
             hits.append(Hit(
-                record_id=meta.record_id, order=meta.order, score=0.0 - neg_score,
+                record_id=meta.record_id, order=meta.order, rank=place, score=0.0 - neg_score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
                 snippet=snippet, matched_terms=matched, folds=parts.folds(raw_matches),
@@ -671,7 +673,7 @@ class BookIndex:
                                             raw_matches=raw_matches)
             stage = {"lexical": scores.get(f.rowid), "semantic": similar.get(f.rowid)}
             hits.append(Hit(
-                record_id=meta.record_id, order=meta.order, score=f.score,
+                record_id=meta.record_id, order=meta.order, rank=place, score=f.score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
                 snippet=snippet, matched_terms=matched, folds=parts.folds(raw_matches),
@@ -742,11 +744,9 @@ class _QueryParts:
             return []
         names: set[str] = set()
         for term, found in matches:
-            if found == term.text or found.casefold() == term.text:
-                continue  # matched as folded: nothing to name (the common case)
             typed = self.typed(term)
             if typed is None or typed.casefold() == found.casefold():
-                continue
+                continue  # the text says it as typed (case aside): nothing to name
             names.update(self.between(typed, found))
         return sorted(names)
 

@@ -83,6 +83,9 @@ class Hit(BaseModel):
 
     record_id: str
     order: int
+    rank: int = Field(0, description="1-based place of this hit in the result: what to go by. "
+                      "(A score near 0 does not mean no match: in a book of one or two records "
+                      "BM25 cannot tell records apart, and the words still matched.)")
     score: float = Field(description="The score the hits are ordered by, higher is better: "
                          "BM25 (times the phrase, proximity, heading and hint boosts, "
                          "rounded; equal scores in reading order) when only lexical search "
@@ -138,9 +141,15 @@ class SearchResult(BaseModel):
         "chapter titles, not the chapters. Search again with include_contents to see them.")
     folds: list[str] = Field(
         default_factory=list,
+        description="Folds some hit needed: where the book's text says it differently from "
+        "what was typed (the union of the hits' folds). Empty when every hit matched as "
+        "typed, even if the query itself was folded (query_folds).")
+    query_folds: list[str] = Field(
+        default_factory=list,
         description="Folds that changed the query itself (e.g. full-width letters, curly "
         "quotes, kyūjitai, diacritics): it was searched in its folded form, shown in "
-        "normalized_query. Each hit's folds say where the book's text differed.")
+        "normalized_query. They say nothing about the book's text; folds and each hit's "
+        "folds do.")
     hits: list[Hit]
 
 

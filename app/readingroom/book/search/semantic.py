@@ -330,7 +330,7 @@ def hybrid_search(
         for place, (i, relevance) in enumerate(outcome.order, start=1):
             hit = hits[i]
             reordered.append(hit.model_copy(update={
-                "score": relevance, "ranks": {**hit.ranks, "rerank": place},
+                "score": relevance, "rank": place, "ranks": {**hit.ranks, "rerank": place},
                 "scores": {**hit.scores, "rerank": relevance}}))
         hits = reordered
     details.rerank_reason = outcome.reason

@@ -249,10 +249,10 @@ class BookService:
                 doc = dataclasses.replace(doc, title=title)
             book_text = build_book_text(doc)
             self._write_text_layers(build, doc, book_text)
-            from .search.index import build_index
+            from .search.index import build_index, record_page_labels
 
             stats = build_index(book_text.records, build / "index.sqlite",
-                                unit_labels=[u.label for u in doc.units])
+                                record_labels=record_page_labels(doc.units, book_text.records))
             manifest = self._manifest(book_id, name, sha, size, doc, book_text, stats)
             if semantic is not None:
                 from .search.semantic import embed_package

@@ -32,7 +32,7 @@ from typing import Literal
 from ...core.errors import Code, CoreError
 from .. import text as _text
 from ..furniture import mask_furniture
-from ..model import Record
+from ..model import Record, SourceUnit
 from ..text import normalise, normalise_with_offsets
 from .bm25 import (
     ENGINE_PYTHON,
@@ -74,6 +74,7 @@ __all__ = [
     "BookIndex",
     "EngineChoice",
     "build_index",
+    "record_page_labels",
 ]
 
 HINT_KEYS = ("heading", "chapter", "page", "pages", "label")
@@ -138,11 +139,51 @@ def _unpack_runs(blob: bytes) -> tuple[array, array]:
     return arr[0::2], arr[1::2]
 
 
+def record_page_labels(units: Sequence[SourceUnit],
+                       records: Sequence[Record]) -> list[list[str]]:
+    """The printed page labels of each record, as hits and the ``label=`` hint use them.
+
+    PDF pages: the labels of the pages the record spans (page labels, or folios). EPUB
+    chapters: the printed pages of the page list and page-break markers — the page in effect
+    where the record starts (a mark at or before it, else the last mark of an earlier chapter)
+    and every page that begins inside it; none when the book has no page marks. A spine idref
+    or manifest id is never a page label.
+    """
+    out: list[list[str]] = []
+    last_mark: list[str | None] = []  # the last page mark of units 0..u
+    current: str | None = None
+    for unit in units:
+        if unit.page_marks:
+            current = unit.page_marks[-1][1]
+        last_mark.append(current)
+    for rec in records:
+        labels: list[str] = []
+        for u in range(rec.unit_start, min(rec.unit_end, len(units) - 1) + 1):
+            unit = units[u]
+            lo = rec.char_start if u == rec.unit_start else 0
+            hi = rec.char_end if u == rec.unit_end else len(unit.text)
+            if unit.kind != "epub_chapter":
+                if unit.label and not (u == rec.unit_end and hi == 0 and u > rec.unit_start):
+                    labels.append(unit.label)
+                continue
+            marks = unit.page_marks
+            if u == rec.unit_start:
+                before = [label for off, label in marks if off <= lo]
+                start = before[-1] if before else (last_mark[u - 1] if u > 0 else None)
+                if start:
+                    labels.append(start)
+            labels += [label for off, label in marks if lo < off < hi or (
+                off == lo and u != rec.unit_start)]
+        out.append(list(dict.fromkeys(labels)))
+    return out
+
+
 def build_index(
     records: Sequence[Record],
     path: Path,
     *,
     unit_labels: Sequence[str | None] | None = None,
+    record_labels: Sequence[Sequence[str]] | None = None,
     engine: EngineChoice = "auto",
 ) -> IndexStats:
     """Write the search index of ``records`` to the SQLite file ``path``.
@@ -154,6 +195,8 @@ def build_index(
             rollback journal in memory and does not sync.
         unit_labels: printed page label per unit index (PDF page labels), ``None`` where a
             unit has none; a record's labels are those of the units it spans.
+        record_labels: printed page labels per record, in the order of ``records`` (see
+            :func:`record_page_labels`); when given, ``unit_labels`` is not used.
         engine: ``auto`` (FTS5 when available, else Python BM25 posting tables), ``fts5``
             (CAPABILITY_UNAVAILABLE without FTS5) or ``python`` (posting tables only).
 
@@ -172,6 +215,9 @@ def build_index(
     body_total = chars_total = head_total = 0
     fold = functools.lru_cache(maxsize=None)(normalise)  # headings repeat across records
     ordered = sorted(records, key=operator.attrgetter("order"))
+    given = ({rec.record_id: list(labs) for rec, labs in zip(records, record_labels,
+                                                             strict=True)}
+             if record_labels is not None else None)
     for rowid, rec in enumerate(ordered, start=1):
         # Furniture is masked to the same length, so offsets still point into the raw text.
         norm, offsets = normalise_with_offsets(mask_furniture(rec.text, rec.furniture)
@@ -187,7 +233,8 @@ def build_index(
         # A record ending at offset 0 of a unit has no text on it.
         ends_before = rec.char_end == 0 and rec.unit_end > rec.unit_start
         last = rec.unit_end - 1 if ends_before else rec.unit_end
-        page_labels = [lab for lab in labels[rec.unit_start:last + 1] if lab]
+        page_labels = (given[rec.record_id] if given is not None
+                       else [lab for lab in labels[rec.unit_start:last + 1] if lab])
         record_rows.append((
             rowid, rec.record_id, rec.order,
             json.dumps(list(rec.heading_path), ensure_ascii=False),

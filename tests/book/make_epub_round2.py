@@ -15,6 +15,7 @@ from .make_epub_classes import make_book
 
 __all__ = [
     "JAPANESE_CHAPTERS",
+    "make_headings_book",
     "make_japanese_book",
 ]
 
@@ -38,3 +39,38 @@ JAPANESE_CHAPTERS = [
 def make_japanese_book(path: Path) -> Path:
     """The Japanese book of :data:`JAPANESE_CHAPTERS`."""
     return make_book(path, JAPANESE_CHAPTERS)
+
+
+_PROSE = ("The committee met in the long room above the harbour and read the letters aloud, one "
+          "after another, until the lamps were lit and the tide had turned again. ")
+
+HEADINGS_NAV = (
+    '<nav epub:type="toc" id="toc"><h1>Contents</h1><ol>'
+    '<li><a href="intro.xhtml">1. Introduction</a></li>'
+    '<li><a href="methods.xhtml">2. Methods</a></li>'
+    '<li><a href="ch1.xhtml">Chapter 1</a></li>'
+    '<li><a href="ch10.xhtml">Chapter 10</a></li>'
+    "</ol></nav>"
+)
+HEADINGS_CHAPTERS = [
+    # the nav entry, then the printed heading with its chapter label; subsections the nav
+    # does not list
+    ("intro", "<h1>Chapter 1. Introduction</h1><p>Why the harbour matters. " + _PROSE + "</p>"
+     "<h2>Background</h2><p>The old quays were built of granite. " + _PROSE * 2 + "</p>"
+     "<h3>Earlier surveys</h3><p>Two surveys measured the silt. " + _PROSE * 2 + "</p>"),
+    # a title printed three times, emphasis inside the headings
+    ("methods", "<header><h1>Methods</h1></header><h1><b>2. Methods</b></h1>"
+     "<h2><strong>Methods</strong></h2><p>We counted the boats at dawn. " + _PROSE + "</p>"),
+    ("ch1", "<h1><strong>Chapter 1</strong></h1><p>The first chapter of the log.</p>"),
+    ("ch10", "<h1><strong>Chapter 10</strong></h1><p>The tenth chapter of the log.</p>"),
+    # a colophon in its own spine item, not in the nav
+    ("colophon", '<section epub:type="colophon"><h1>奥付</h1><p>発行　二〇二六年一月</p>'
+     "<p>Printed at the harbour press.</p></section>"),
+]
+"""Duplicated and decorated headings, subsections missing from the nav, a colophon of its
+own (hand-made)."""
+
+
+def make_headings_book(path: Path) -> Path:
+    """The book of :data:`HEADINGS_CHAPTERS` with :data:`HEADINGS_NAV`."""
+    return make_book(path, HEADINGS_CHAPTERS, nav_body=HEADINGS_NAV)

@@ -671,28 +671,38 @@ class _Nesting:
                 if m:
                     levels.append(len(m.group(1)))
         base = min(levels) - 1 if levels else 0
+        self.repeats: list[tuple[int, int, int]] = []
+        """Further heading blocks right after the dropped one that repeat the title again (a
+        title printed three times: the contents entry, a label heading, the heading)."""
         if title:
             # A heading among the first few blocks (after a cover image or a chapter label,
             # say), or the first lines of raw text, may repeat the section's title.
             key = _heading_key(title)
-            shown = (p for p in pieces if p.kind != "gap")
-            for n, p in zip(range(6), shown, strict=False):
+            shown = [p for p in pieces if p.kind != "gap"][:6]
+            for n, p in enumerate(shown):
                 if p.kind in ("raw", "ident"):
                     self.drop = (p.unit, p.start, p.end)  # its lines are dropped only if they match
                     break
                 m = _HEADING.match(p.markdown) if p.kind == "md" else None
                 if m is None and n == 0 and p.kind == "md":
                     bold = _BOLD_LINE.match(p.markdown.strip())  # a title set in bold type
-                    if bold and _heading_key(bold.group(2)) == key:
+                    if bold and _same_title(bold.group(2), title, key):
                         self.drop = (p.unit, p.start, p.end)
                         break
-                if m and _heading_key(m.group(2)) == key:
+                if m and _same_title(m.group(2), title, key):
                     # (A label heading such as "Chapter One" may come before the title.)
                     self.drop = (p.unit, p.start, p.end)
-                    printed = " ".join(m.group(2).split())
-                    if _SECTION_NUMBER.match(printed) and not _SECTION_NUMBER.match(title):
+                    printed = _plain_heading(m.group(2))
+                    if (_SECTION_NUMBER.match(printed) or _CHAPTER_LABEL.match(printed)) and not (
+                            _SECTION_NUMBER.match(title) or _CHAPTER_LABEL.match(title)):
                         self.numbered_title = printed
                     base = len(m.group(1))
+                    for q in shown[n + 1:]:
+                        again = _HEADING.match(q.markdown) if q.kind == "md" else None
+                        if again is None or "\n" in q.markdown.strip() or not _same_title(
+                                again.group(2), title, key):
+                            break
+                        self.repeats.append((q.unit, q.start, q.end))
                     break
         self.base = base
         self.title_key = _heading_key(title) if title else ""
@@ -700,6 +710,8 @@ class _Nesting:
     def drops(self, p: _Piece) -> bool:
         """Whether ``p`` opens with the section's repeated title (left out of the view)."""
         # A raw piece may have been cut since (its end moved); a rendered block never is.
+        if p.kind == "md" and (p.unit, p.start, p.end) in self.repeats:
+            return True
         return self.drop is not None and self.drop[:2] == (p.unit, p.start) and (
             p.kind != "md" or self.drop[2] == p.end)
 
@@ -1087,6 +1099,27 @@ def _heading_key(text: str) -> str:
 
 
 _SECTION_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)*\.?\s+")
+_CHAPTER_LABEL = re.compile(
+    r"^\W*(?:(?:chapter|part|section|book|lecture|appendix|kapitel|teil|abschnitt|chapitre|"
+    r"partie|cap[ií]tulo|capitolo|parte|hoofdstuk|rozdział|глава|часть)\s+"
+    r"(?:\d+(?:\.\d+)*|[ivxlcdm]+|[a-z])\b[.:]?|第[0-9０-９一二三四五六七八九十百千]+[章節部編回])\s*",
+    re.IGNORECASE)
+"""A chapter label before a title ("Chapter 1.", "Part IV:", "第3章"): a printed heading
+"Chapter 1. Introduction" repeats the contents entry "1. Introduction"."""
+
+
+def _plain_heading(text: str) -> str:
+    """A heading's text without Markdown emphasis or escapes, whitespace collapsed."""
+    return " ".join(re.sub(r"\\(?=[\\`*_\[\]#])|(?<!\\)[*_`]+", "", text).split())
+
+
+def _same_title(printed: str, title: str, key: str) -> bool:
+    """Whether a printed heading repeats the section title, chapter labels and section
+    numbers aside ("Chapter 1. Introduction" and "1. Introduction" are one title)."""
+    if _heading_key(printed) == key:
+        return True
+    bare = _heading_key(_CHAPTER_LABEL.sub("", _plain_heading(printed), count=1))
+    return bool(bare) and bare == _heading_key(_CHAPTER_LABEL.sub("", title, count=1))
 
 
 def _md_escape_heading(title: str) -> str:

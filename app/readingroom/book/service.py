@@ -862,18 +862,28 @@ def _unit_range(hints: Mapping[str, str] | None, n: int) -> tuple[int, int] | No
 
 
 def _heading_range(lines: list[str], heading: str):
+    import re
+
     from .text import normalise
 
-    want = normalise(heading).strip()
+    def plain(text: str) -> str:
+        # Emphasis and escapes are not part of a heading's title (**Chapter 1** is Chapter 1).
+        return normalise(re.sub(r"\\(?=[\\`*_\[\]#])|(?<!\\)[*_`]+", "", text)).strip()
+
+    want = plain(heading)
+    # Exact first, then whole words ("Chapter 1" is not in "Chapter 10"), then any substring.
+    word = re.compile(r"(?<!\w)" + re.escape(want) + r"(?!\w)") if want else None
     found = []
     for n, line in enumerate(lines, start=1):
         if line.startswith("#"):
             level = len(line) - len(line.lstrip("#"))
             text = line[level:].strip()
-            if want and (normalise(text).strip() == want or want in normalise(text)):
-                found.append((n, level, text, normalise(text).strip() == want))
-    exact = [f for f in found if f[3]]
-    chosen = exact if exact else found
+            have = plain(text)
+            if want and want in have:
+                rank = 0 if have == want else 1 if word and word.search(have) else 2
+                found.append((n, level, text, rank))
+    best_rank = min((f[3] for f in found), default=2)
+    chosen = [f for f in found if f[3] == best_rank]
     if len(chosen) != 1:
         return None, None, [{"line": n, "level": lv, "heading": t} for n, lv, t, _ in chosen]
     n, level, _t, _ = chosen[0]

@@ -294,7 +294,10 @@ class _TextBuilder:
         if name == "pre" and not pre:
             self.pre_leaf = True
         pre = pre or name == "pre"
-        marker = _INLINE_MARKS.get(name) if not pre and not self.code_depth else None
+        # Emphasis inside a heading stays out of its Markdown: a heading's text is its title
+        # (`# Chapter 1`, not `# **Chapter 1**`, which a heading lookup would not match).
+        marker = (_INLINE_MARKS.get(name) if not pre and not self.code_depth
+                  and not (self.heading and name in _EMPHASIS) else None)
         if marker == "`" and "`" in "".join(_text_nodes(element)):
             marker = None  # a backtick inside code: plain escaped text reads better
         elif name == "mfenced":
@@ -693,6 +696,7 @@ _MATH_SLOTS = {
     "mfrac": {0: "(", 1: "/("},
 }
 _CLOSERS = {"\\_{": "}", "^{": "}", "(": ")", "/(": ")", "√(": ")"}
+_EMPHASIS = frozenset({"em", "i", "cite", "var", "dfn", "strong", "b"})
 _INLINE_MARKS = {
     "em": "*", "i": "*", "cite": "*", "var": "*", "dfn": "*", "strong": "**", "b": "**",
     "code": "`", "kbd": "`", "samp": "`", "tt": "`", "msqrt": "√(",

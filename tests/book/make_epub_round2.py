@@ -16,7 +16,9 @@ from .make_epub_classes import make_book
 __all__ = [
     "JAPANESE_CHAPTERS",
     "make_headings_book",
+    "make_index_book",
     "make_japanese_book",
+    "make_ruby_book",
 ]
 
 JAPANESE_CHAPTERS = [
@@ -74,3 +76,50 @@ own (hand-made)."""
 def make_headings_book(path: Path) -> Path:
     """The book of :data:`HEADINGS_CHAPTERS` with :data:`HEADINGS_NAV`."""
     return make_book(path, HEADINGS_CHAPTERS, nav_body=HEADINGS_NAV)
+
+
+INDEX_CHAPTERS = [
+    ("ch1", '<h1>Topics</h1><p id="p12">A <em>topic</em> is what a passage is about. '
+     + _PROSE + '</p><p id="p13">A metatopic is a topic about topics: the subject of a '
+     "subject. " + _PROSE + "</p>"),
+    ("ch2", '<h1>Maps</h1><p id="p46">Topic maps join topics by associations. ' + _PROSE
+     + '</p><p id="p47">Scope limits where an association holds. ' + _PROSE + "</p>"),
+    # a typed index (EPUB Indexes vocabulary) whose locators link to paragraphs
+    ("idx", '<section epub:type="index"><h1>Index</h1>'
+     '<div epub:type="index-group"><ul>'
+     '<li epub:type="index-entry"><span epub:type="index-term">association</span> '
+     '<span epub:type="index-locator-list"><a href="ch2.xhtml#p46">46</a>–'
+     '<a href="ch2.xhtml#p47">47</a></span></li>'
+     '<li epub:type="index-entry"><span epub:type="index-term">metatopics</span> '
+     '<a href="ch1.xhtml#p13">13</a></li>'
+     '<li epub:type="index-entry"><span epub:type="index-term">topic maps</span> '
+     '<a href="ch2.xhtml#p46">46</a>, <a href="ch1.xhtml">12</a></li>'
+     "</ul></div></section>"),
+]
+"""Two chapters and a back-of-book index in the EPUB Indexes vocabulary (hand-made)."""
+
+UNTYPED_INDEX = ("idx2", "<h1>Index</h1><p>association, 46–47</p><p>scope, 47</p>"
+                 "<p>topic maps, 12, 46</p>")
+"""An index without index markup, known by its heading."""
+
+
+def make_index_book(path: Path, *, typed: bool = True) -> Path:
+    """The book of :data:`INDEX_CHAPTERS` (with the untyped index instead when not typed)."""
+    chapters = INDEX_CHAPTERS if typed else [*INDEX_CHAPTERS[:2], UNTYPED_INDEX]
+    return make_book(path, chapters)
+
+
+RUBY_CHAPTERS = [
+    ("ruby",
+     "<h1>草枕</h1>"
+     "<p>意地を通せば窮屈だ。とかくに人の世は<ruby>寛容<rt>くつろげ</rt></ruby>て住みよくない。</p>"
+     "<p><ruby><rb>漢</rb><rp>（</rp><rt>かん</rt><rp>）</rp><rb>字</rb><rp>（</rp><rt>じ</rt>"
+     "<rp>）</rp></ruby>の読みを添える。</p>"),
+]
+"""A gikun reading (寛容《くつろげ》) and ruby with ``<rb>``/``<rp>`` (hand-made, after the
+markup of Japanese e-books)."""
+
+
+def make_ruby_book(path: Path) -> Path:
+    """The book of :data:`RUBY_CHAPTERS`."""
+    return make_book(path, RUBY_CHAPTERS)

@@ -35,7 +35,7 @@ from .model import SourceUnit
 from .text import cjk_joins, folds_between, is_cjk, normalise, normalise_with_offsets
 
 __all__ = ["MAX_LOCATOR_CHARS", "QUOTE_CHARS", "Locator", "SourceText", "check_locator",
-           "parse_locator"]
+           "parse_locator", "strip_typed_ruby"]
 
 QUOTE_CHARS = 300
 MAX_LOCATOR_CHARS = 64_000
@@ -217,7 +217,23 @@ class SourceText:
     def find_with_partials(self, text: str, *, unit_range: tuple[int, int] | None = None
                            ) -> tuple[str, list, list]:
         """Like :meth:`find`, and the raw spans where ``text`` occurs only as part of a longer
-        word or number (a partial match), in reading order."""
+        word or number (a partial match), in reading order.
+
+        A quote typed with ruby readings after kanji, as Aozora Bunko writes them
+        (寛容《くつろげ》て) or in parentheses (寛容（くつろげ）て), is matched without them
+        when it does not occur as typed (the raw text keeps ruby bases, not readings);
+        :meth:`match_folds` then names the ``ruby`` fold.
+        """
+        needle, spans, partial = self._find(text, unit_range)
+        if not spans:
+            bare = strip_typed_ruby(text)
+            if bare != text and bare.strip():
+                found = self._find(bare, unit_range)
+                if found[1] or found[2]:
+                    return found
+        return needle, spans, partial
+
+    def _find(self, text: str, unit_range: tuple[int, int] | None) -> tuple[str, list, list]:
         needle = normalise(text).strip()
         if not needle:
             raise CoreError(Code.INVALID_ARGUMENT, "The text to locate is empty after "
@@ -261,9 +277,15 @@ class SourceText:
         and whitespace aside). Computed on the first few spans.
         """
         names: list[str] = []
+        bare = strip_typed_ruby(text)
         for start, end in list(spans)[:5]:
             found = self._masked_span(start, end).replace(MASK, "")
-            for name in folds_between(text, found):
+            typed = text
+            if bare != text and normalise(text) != normalise(found):
+                typed = bare  # matched without the readings typed after its kanji
+                if "ruby" not in names:
+                    names.append("ruby")
+            for name in folds_between(typed, found):
                 if name not in names:
                     names.append(name)
         return names
@@ -421,6 +443,21 @@ _NO_SPACE_AFTER = frozenset("-'\"")
 _NO_SPACE_BEFORE = frozenset("-'\";:!?")
 _TRIM = frozenset(MASK + "\u00ad\u200c\u200d\u2060\ufeff")
 _COMPOUND = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
+_TYPED_RUBY = re.compile(
+    r"《[^《》\n]{1,40}》"
+    r"|(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ヶ])[（(][\u3041-\u309f\u30a0-\u30ffー・]{1,40}[）)]")
+"""A reading typed after kanji: Aozora Bunko's 《かな》, or （かな） in parentheses."""
+
+
+def strip_typed_ruby(text: str) -> str:
+    """``text`` without ruby readings typed after kanji (寛容《くつろげ》て → 寛容て; also
+    （くつろげ） and (くつろげ)); Aozora's ｜ that marks where a ruby base begins goes too."""
+    if "《" not in text and "（" not in text and "(" not in text:
+        return text
+    bare = _TYPED_RUBY.sub("", text)
+    return bare.replace("｜", "") if bare != text else text
 
 
 def _word_char(ch: str) -> bool:

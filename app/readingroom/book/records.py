@@ -70,6 +70,9 @@ _NOT_LETTERS = re.compile(r"[\W_]+")
 _CONTROLS = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069]")
 """What :func:`.text.strip_controls` removes (checked first: most text has none)."""
 _HIDDEN_FURNITURE = frozenset({"running_head", "folio", "page_break"})
+_ROLE_TITLES = {"contents": "Contents", "index": "Index"}
+"""Roles that never share a section with body text, and the heading one gets without its
+own (a back-of-book index is readable but, like contents, out of search by default)."""
 _HEADING = re.compile(r"^(#{1,6})(\s.*)$")
 _BOLD_LINE = re.compile(r"^(\*\*)([^*\n]{3,40})\*\*$")
 _FENCE = ("```", "~~~")
@@ -193,8 +196,8 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
         if all(r == roles[0] for r in roles):
             role = roles[0]
             title = sec.title
-            if role == "contents" and title is None:
-                title = _own_heading(units[u0]) or "Contents"
+            if role in _ROLE_TITLES and title is None:
+                title = _own_heading(units[u0]) or _ROLE_TITLES[role]
                 out.append(_Section((title,), sec.level, title, sec.start, sec.end, role))
             else:
                 out.append(_Section(sec.heading_path, sec.level, title, sec.start, sec.end,
@@ -211,8 +214,7 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
                 path, title = sec.heading_path, sec.title
             else:
                 unit = units[run_start]
-                title = _own_heading(unit) or ("Contents" if role == "contents"
-                                               else _unit_title(unit))
+                title = _own_heading(unit) or _ROLE_TITLES.get(role) or _unit_title(unit)
                 path = (*sec.heading_path[:-1], title)
             out.append(_Section(path, sec.level, title, start, end, role))
             run_start = u
@@ -616,7 +618,7 @@ def build_book_text(doc: SourceDocument) -> BookText:
             else:  # nothing to show (a heading without text): the record is its heading line
                 md_end = len(lines) - 1 if lines and not lines[-1] else len(lines)
                 md_start = md_end = max(1, md_end)
-            text, furniture = _record_text(units, start, end)
+            text, furniture, readings = _record_text(units, start, end)
             records.append(
                 Record(
                     record_id=rid,
@@ -629,8 +631,9 @@ def build_book_text(doc: SourceDocument) -> BookText:
                     char_end=end[1],
                     md_line_start=md_start,
                     md_line_end=md_end,
-                    role="contents" if sec.role == "contents" else "body",
+                    role=sec.role if sec.role in _ROLE_TITLES else "body",
                     furniture=furniture,
+                    readings=readings,
                 )
             )
     markdown = "\n".join(lines).rstrip("\n") + "\n"
@@ -638,18 +641,23 @@ def build_book_text(doc: SourceDocument) -> BookText:
 
 
 def _record_text(units: Sequence[SourceUnit], start: tuple[int, int],
-                 end: tuple[int, int]) -> tuple[str, tuple]:
-    """The record's raw text (unit slices joined with ``\\n``) and its furniture offsets."""
+                 end: tuple[int, int]) -> tuple[str, tuple, tuple]:
+    """The record's raw text (unit slices joined with ``\\n``), its furniture offsets and its
+    ruby readings (EPUB; offsets into the record's text)."""
     pieces: list[str] = []
     furniture: list = []
+    readings: list = []
     base = 0
     for u, a, b in _slices(units, start, end):
         unit = units[u]
         if unit.furniture:
             furniture += spans_within(unit.furniture, a, b, shift=base - a)
+        if unit.readings:
+            readings += [(s - a + base, e - a + base, r) for s, e, r in unit.readings
+                         if a <= s and e <= b]
         pieces.append(unit.text[a:b])
         base += b - a + 1
-    return "\n".join(pieces), tuple(furniture)
+    return "\n".join(pieces), tuple(furniture), tuple(readings)
 
 
 # --------------------------------------------------------------------------- the view

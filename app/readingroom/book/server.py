@@ -150,6 +150,11 @@ class BookSearchInput(_Input):
         None, description="Also rank printed contents pages, in-spine tables of contents and "
         "navigation documents (left out by default: they list chapter titles, so they would "
         "outrank the chapters; the answer's contents_left_out says how many were left out).")
+    include_index: bool | None = Field(
+        None, description="Also rank a back-of-book index (left out by default: it lists "
+        "names with page numbers, so it would outrank the passages; the answer's "
+        "index_left_out says how many were left out). Read an index record with "
+        "book_read_entry: its links lead to the chapter and paragraph.")
 
     def mode_options(self) -> dict[str, Any]:
         """The fields beyond book_id/query/top_k/strict/hints, for the Core's search."""
@@ -524,7 +529,8 @@ class BookTools:
                  "found it. Read a hit with book_read_entry; cite it with "
                  "book_locate_source. Adjacent query words rank above scattered ones and a "
                  "chapter title finds its chapter; contents pages and navigation are left out "
-                 "(data.contents_left_out; include_contents to rank them). Typographic "
+                 "(data.contents_left_out; include_contents to rank them), and so is a "
+                 "back-of-book index (data.index_left_out; include_index). Typographic "
                  "punctuation, kyūjitai and Arabic/Hebrew marks fold (data.folds). A zero result "
                  "says the terms do not occur in the text layer, not that the topic is absent."
                  + trust, BookSearchInput, self.search),

@@ -8,6 +8,7 @@ note glued into the text. Book and Skill text is untrusted reference material an
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 import json
@@ -131,7 +132,7 @@ def _unit_to_json(unit: SourceUnit) -> dict[str, Any]:
 def _unit_from_json(data: dict[str, Any]) -> SourceUnit:
     data["anchors"] = tuple(tuple(a) for a in data.get("anchors", ()))
     data["images"] = tuple(data.get("images", ()))
-    for key in ("furniture", "page_marks", "blocks"):
+    for key in ("furniture", "page_marks", "blocks", "links", "readings"):
         data[key] = tuple(tuple(item) for item in data.get(key, ()))
     return SourceUnit(**data)
 
@@ -139,6 +140,7 @@ def _unit_from_json(data: dict[str, Any]) -> SourceUnit:
 def _record_from_json(data: dict[str, Any]) -> Record:
     data["heading_path"] = tuple(data["heading_path"])
     data["furniture"] = tuple(tuple(item) for item in data.get("furniture", ()))
+    data["readings"] = tuple(tuple(item) for item in data.get("readings", ()))
     return Record(**data)
 
 
@@ -423,11 +425,13 @@ class BookService:
 
     def _run_search(self, loaded: _Loaded, query: str, top_k: int, strict: bool,
                     hints: dict[str, str], semantic: str, rerank: str,
-                    deadline: float | None, include_contents: bool) -> Any:
+                    deadline: float | None, include_contents: bool,
+                    include_index: bool = False) -> Any:
         if self.semantic is None and self.reranker is None and semantic != "on" and (
                 rerank != "on"):
             return loaded.index.search(query, top_k=top_k, strict=strict, hints=hints,
-                                       include_contents=include_contents)
+                                       include_contents=include_contents,
+                                       include_index=include_index)
         from .search.semantic import hybrid_search, record_text
 
         if self.semantic is not None:
@@ -436,18 +440,20 @@ class BookService:
             loaded.index, query, top_k=top_k, strict=strict, hints=hints,
             store=loaded.vectors, runtime=self.semantic, reranker=self.reranker,
             semantic=semantic, rerank_mode=rerank, deadline=deadline,  # type: ignore[arg-type]
-            texts=lambda rid: record_text(loaded.by_id[rid]), include_contents=include_contents)
+            texts=lambda rid: record_text(loaded.by_id[rid]), include_contents=include_contents,
+            include_index=include_index)
 
     def search(self, book_id: str, query: str, *, top_k: int = 10, strict: bool = False,
                hints: Mapping[str, str] | None = None, semantic: str = "auto",
                rerank: str = "auto", deadline: float | None = None,
-               include_contents: bool = False) -> Envelope:
+               include_contents: bool = False, include_index: bool = False) -> Envelope:
         """Ranked records for a query, with the modes that ran and why others did not.
 
         ``semantic`` and ``rerank`` are ``off | auto | on`` for this call (they run only when
         chosen at launch); ``deadline`` is the ``time.monotonic()`` the answer is due by.
         Contents pages and navigation documents are left out unless ``include_contents``
-        (``contents_left_out`` counts the records left out).
+        (``contents_left_out`` counts the records left out); a back-of-book index likewise
+        unless ``include_index`` (``index_left_out``).
         """
         for field, value in (("semantic", semantic), ("rerank", rerank)):
             if value not in ("off", "auto", "on"):
@@ -459,7 +465,7 @@ class BookService:
                             remediation="Omit it for 10.")
         loaded = self._load(book_id)
         result = self._run_search(loaded, query, top_k, strict, dict(hints or {}), semantic,
-                                  rerank, deadline, include_contents)
+                                  rerank, deadline, include_contents, include_index)
         data = result.model_dump(mode="json")
         hits = data.pop("hits")
         env = self._env(
@@ -468,7 +474,8 @@ class BookService:
                                              "content_trust": TRUST_NOTE},
             query=QueryInfo(input={"query": query, "top_k": top_k, "strict": strict,
                                    "hints": dict(hints or {}), "semantic": semantic,
-                                   "rerank": rerank, "include_contents": include_contents}),
+                                   "rerank": rerank, "include_contents": include_contents,
+                                   "include_index": include_index}),
             result=ResultInfo(total=data.get("total_matches"), returned=len(hits)),
         )
         details = data.get("mode_details") or {}
@@ -617,7 +624,9 @@ class BookService:
                           "next_offset": end if end < len(r.text) else None,
                           "is_target": r is rec, "relation": _relation(r, rec),
                           "md_lines": [r.md_line_start, r.md_line_end],
-                          **_unit_span(loaded.units, r)})
+                          **_unit_span(loaded.units, r),
+                          **({"links": links} if (links := _record_links(loaded, r, start, end))
+                             else {})})
         nxt = None
         if unread:
             first = unread[0]
@@ -821,6 +830,37 @@ def envelope_data(env: Envelope) -> dict[str, Any]:
         raise CoreError(Code.INTERNAL_ERROR, f"{env.operation} returned no data object.",
                         remediation="Report this as a book-agent bug.")
     return env.data
+
+
+def _record_links(loaded: _Loaded, r: Record, start: int, end: int) -> list[dict[str, Any]]:
+    """The links (back-of-book index locators) in the served part ``[start, end)`` of a
+    record: each one's text, where it points (chapter href, fragment) and the record there,
+    so an assistant can go from "46–47" to the paragraph."""
+    if r.role != "index":
+        return []
+    out: list[dict[str, Any]] = []
+    base = 0
+    starts = [(x.unit_start, x.char_start) for x in loaded.records]
+    for u in range(r.unit_start, r.unit_end + 1):
+        unit = loaded.units[u]
+        a = r.char_start if u == r.unit_start else 0
+        b = r.char_end if u == r.unit_end else len(unit.text)
+        for s, e, tu, toff, target in unit.links:
+            at = base + s - a  # the link's place in the record's text
+            if s < a or e > b or not start <= at < end:
+                continue
+            href, _, fragment = target.partition("#")
+            link: dict[str, Any] = {"text": unit.text[s:e], "offset": at, "href": href or None,
+                                    "fragment": fragment or None}
+            if tu >= 0:
+                k = bisect.bisect_right(starts, (tu, toff)) - 1
+                link.update(unit_index=tu, char_offset=toff,
+                            record_id=loaded.records[max(k, 0)].record_id)
+            out.append(link)
+            if len(out) >= 200:
+                return out
+        base += b - a + 1
+    return out
 
 
 def _relation(r: Record, target: Record) -> str:

@@ -58,10 +58,12 @@ from .results import (
 )
 from .snippet import has_hidden, make_snippet
 from .tokenize import (
+    RUN_BREAK,
     QueryTerm,
     heading_tokens,
     index_columns,
     parse_query,
+    plural_stem,
     split_runs,
     token_stream,
 )
@@ -89,7 +91,8 @@ SEMANTIC_POOL = 100
 EngineChoice = Literal["auto", "fts5", "python"]
 """Which lexical backend to build or open."""
 
-_FORMAT = "2"
+_FORMAT = "3"
+"""3: plain ASCII words indexed by their singular, book index role, ruby readings."""
 
 
 _SCHEMA = """
@@ -109,7 +112,8 @@ CREATE TABLE records (
     text TEXT NOT NULL,
     norm TEXT NOT NULL,
     offmap BLOB NOT NULL,
-    role TEXT NOT NULL
+    role TEXT NOT NULL,
+    readings TEXT NOT NULL  -- ruby readings, normalised, one a line: indexed after the text
 );
 """
 
@@ -224,6 +228,9 @@ def build_index(
                                                if rec.furniture else rec.text)
         segments = split_runs(norm)
         body, chars = index_columns(segments, norm)
+        readings = "\n".join(dict.fromkeys(fold(r) for _s, _e, r in rec.readings))
+        if readings:
+            body, chars = _with_readings(body, chars, readings)
         heading_norm = [fold(h) for h in rec.heading_path]
         head = heading_tokens(heading_norm)
         body_len, chars_len = len(body), len(chars)
@@ -242,7 +249,7 @@ def build_index(
             rec.unit_start, rec.unit_end, last,
             json.dumps(page_labels, ensure_ascii=False),
             body_len, chars_len + len(head), rec.text, norm,
-            _offset_runs(offsets), rec.role,
+            _offset_runs(offsets), rec.role, readings,
         ))
         if use_fts:
             doc_rows.append((rowid, " ".join(body), " ".join(chars), " ".join(head)))
@@ -254,7 +261,7 @@ def build_index(
         conn.execute("PRAGMA synchronous=OFF")
         with conn:
             conn.executescript(_SCHEMA)
-            conn.executemany(f"INSERT INTO records VALUES ({','.join('?' * 15)})", record_rows)
+            conn.executemany(f"INSERT INTO records VALUES ({','.join('?' * 16)})", record_rows)
             name = ENGINE_FTS5 if use_fts else ENGINE_PYTHON
             meta = {"format": _FORMAT, "engine": name, "rows": str(len(record_rows)),
                     "tokens": str(body_total + chars_total + head_total)}
@@ -352,6 +359,7 @@ class BookIndex:
         self._codes = TokenCodes()
         self._encoded: OrderedDict[int, bytes] = OrderedDict()
         self._contents: frozenset[int] = frozenset()
+        self._index_rows: frozenset[int] = frozenset()
         # Own-heading token → rowids, for the heading boost.
         self._heads: dict[str, frozenset[int]] = {}
 
@@ -409,6 +417,8 @@ class BookIndex:
                 index._by_rowid = {m.rowid: m for m in index._records}
                 index._contents = frozenset(m.rowid for m in index._records
                                             if m.role == "contents")
+                index._index_rows = frozenset(m.rowid for m in index._records
+                                              if m.role == "index")
                 heads: dict[str, set[int]] = {}
                 for m in index._records:
                     for tok in m.head:
@@ -468,6 +478,7 @@ class BookIndex:
         hints: Mapping[str, str] | None = None,
         semantic: Sequence[tuple[float, int]] | None = None,
         include_contents: bool = False,
+        include_index: bool = False,
     ) -> SearchResult:
         """Rank the book's records for ``query``.
 
@@ -493,7 +504,8 @@ class BookIndex:
 
         Contents: records whose role is ``contents`` (a printed contents page, an EPUB nav
         document in the spine) are left out unless ``include_contents``; the result says how
-        many matching ones were left out (``contents_left_out``).
+        many matching ones were left out (``contents_left_out``). Records of a back-of-book
+        index (role ``index``) likewise unless ``include_index`` (``index_left_out``).
 
         Hints narrow or boost, and are reported in ``hints_applied``:
 
@@ -530,17 +542,24 @@ class BookIndex:
                             details={"field": "query", "reason": "no_tokens"},
                             remediation="Search for words or CJK characters.")
         hide = frozenset() if include_contents else self._contents
+        hide_index = frozenset() if include_index else self._index_rows
+        if hide_index:
+            hide = hide | hide_index
         pool_k = pool_size(terms, top_k)
+        left_index = 0
         with self._connection() as conn:
             if semantic is not None:
-                hits, total, left_out = self._fused(conn, terms, strict, top_k, narrow, boost,
-                                                    semantic, hide, _QueryParts(query))
+                hits, total, left_out, left_index = self._fused(
+                    conn, terms, strict, top_k, narrow, boost, semantic, hide,
+                    _QueryParts(query), hide_index)
             else:
                 scores = None
-                if narrow is None and not boost:
+                if narrow is None and not boost and not hide_index:
                     pool, total, left_out = self._engine.top(conn, terms, strict, pool_k, hide)
                 else:
-                    scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
+                    # (A hidden index needs every match's row to count it apart.)
+                    scores, left_out, left_index = self._scores(conn, terms, strict, narrow,
+                                                                boost, hide, hide_index)
                     pool, total = best(scores, pool_k), len(scores)
                 top = self._rerank(conn, pool, terms)[:top_k]
                 if _tie_at_edge(top, pool, total, top_k):
@@ -554,7 +573,8 @@ class BookIndex:
             terms=[Term(text=t.text, kind=t.kind) for t in terms],
             strict=strict, top_k=top_k, hints_applied=applied,
             modes=SearchModes(lexical_engine=self._engine.name),
-            total_matches=total, contents_left_out=left_out,
+            total_matches=total, contents_left_out=left_out - left_index,
+            index_left_out=left_index,
             folds=sorted({name for hit in hits for name in hit.folds}),
             query_folds=_folds(query), hits=hits,
         )
@@ -577,19 +597,23 @@ class BookIndex:
         return self._engine.top(conn, terms, strict, pool_k, hide, SCORE_DIGITS)[0]
 
     def _scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
-                narrow: set[int] | None, boost: set[int], hide: frozenset[int]
-                ) -> tuple[dict[int, float], int]:
-        """Every match's BM25 score, narrowed and boosted, and how many were hidden."""
+                narrow: set[int] | None, boost: set[int], hide: frozenset[int],
+                hide_index: frozenset[int] = frozenset()
+                ) -> tuple[dict[int, float], int, int]:
+        """Every match's BM25 score, narrowed and boosted, how many were hidden, and how many
+        of those are back-of-book index records."""
         scores = self._engine.scores(conn, terms, strict)
         if narrow is not None:
             scores = {rowid: s for rowid, s in scores.items() if rowid in narrow}
-        left_out = 0
+        left_out = left_index = 0
         if hide:
+            if hide_index:
+                left_index = sum(1 for rowid in scores if rowid in hide_index)
             kept = {rowid: s for rowid, s in scores.items() if rowid not in hide}
             left_out, scores = len(scores) - len(kept), kept
         for rowid in boost & scores.keys():
             scores[rowid] *= HINT_BOOST
-        return scores, left_out
+        return scores, left_out, left_index
 
     def _rerank(self, conn: sqlite3.Connection, pool: list[tuple[float, int]],
                 terms: Sequence[QueryTerm]) -> list[tuple[float, int]]:
@@ -697,8 +721,10 @@ class BookIndex:
     def _fused(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
                top_k: int, narrow: set[int] | None, boost: set[int],
                semantic: Sequence[tuple[float, int]], hide: frozenset[int],
-               parts: _QueryParts) -> tuple[list[Hit], int, int]:
-        scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
+               parts: _QueryParts, hide_index: frozenset[int] = frozenset()
+               ) -> tuple[list[Hit], int, int, int]:
+        scores, left_out, left_index = self._scores(conn, terms, strict, narrow, boost, hide,
+                                                    hide_index)
         ranked_lexical = best(scores, len(scores), SCORE_DIGITS)
         head = self._rerank(conn, ranked_lexical[:POOL], terms)
         lexical = head + ranked_lexical[POOL:]
@@ -729,7 +755,23 @@ class BookIndex:
                 scores={**{k: v for k, v in stage.items() if k in f.ranks and v is not None},
                         "rrf": f.score},
             ))
-        return hits, len(fused), left_out
+        return hits, len(fused), left_out, left_index
+
+
+def _with_readings(body: list[str], chars: str, readings: str) -> tuple[list[str], str]:
+    """Body tokens and CJK characters with the record's ruby readings after them (each after a
+    run break, so no phrase of the text reaches into a reading): a search for くつろげ finds
+    the record printing 寛容 with that reading."""
+    if not readings:
+        return body, chars
+    body = list(body)
+    extra = []
+    for reading in readings.split("\n"):
+        segments = split_runs(reading)
+        body.append(RUN_BREAK)
+        body.extend(token_stream(segments, breaks=True))
+        extra.extend(text for cjk, text in segments if cjk)
+    return body, chars + "".join(extra)
 
 
 def _tie_at_edge(top: list[tuple[float, int]], pool: list[tuple[float, int]], total: int,
@@ -794,6 +836,10 @@ class _QueryParts:
             typed = self.typed(term)
             if typed is None or typed.casefold() == found.casefold():
                 continue  # the text says it as typed (case aside): nothing to name
+            a, b = normalise(typed), normalise(found)
+            if a != b and plural_stem(a) == plural_stem(b) != a + b:
+                names.add("plural")  # metatopics typed, metatopic printed (or the reverse)
+                continue
             names.update(self.between(typed, found))
         return sorted(names)
 
@@ -845,10 +891,10 @@ def _choose_engine(conn: sqlite3.Connection, meta: dict[str, str], engine: Engin
     else:
         # An FTS5 index read without FTS5: rebuild the postings in memory from the stored
         # normalised text (no second normalisation pass).
-        streams = ((rowid, *index_columns(split_runs(norm), norm),
+        streams = ((rowid, *_with_readings(*index_columns(split_runs(norm), norm), readings),
                     heading_tokens(json.loads(heading_norm)))
-                   for rowid, norm, heading_norm in conn.execute(
-                       "SELECT rowid, norm, heading_norm FROM records"))
+                   for rowid, norm, heading_norm, readings in conn.execute(
+                       "SELECT rowid, norm, heading_norm, readings FROM records"))
         tables = build_postings(streams)
         empty: Postings = {}
 

@@ -105,8 +105,8 @@ class Hit(BaseModel):
     folds: list[str] = Field(
         default_factory=list,
         description="Folds that made the query match this record's text where the two differ "
-        "(kanji_variant: 灯 typed, 燈 printed; punctuation: ' typed, ’ printed; diacritics, "
-        "width, ...): the text says it differently from what was typed. Empty when it "
+        "(kanji_variant: 灯 typed, 燈 printed; punctuation: ' typed, ’ printed; plural: "
+        "metatopics typed, metatopic printed; diacritics, width, ...): the text says it differently from what was typed. Empty when it "
         "matched as typed.")
     matched_by: list[str] = Field(
         default_factory=lambda: ["lexical"],
@@ -139,6 +139,10 @@ class SearchResult(BaseModel):
         0, description="Records that match but were left out because they are contents "
         "pages or navigation (a printed table of contents, an EPUB nav document): they list "
         "chapter titles, not the chapters. Search again with include_contents to see them.")
+    index_left_out: int = Field(
+        0, description="Records that match but were left out because they are a back-of-book "
+        "index (role index): it lists names and page numbers, not the passages. Search again "
+        "with include_index to see them; read one with read_entry to follow its links.")
     folds: list[str] = Field(
         default_factory=list,
         description="Folds some hit needed: where the book's text says it differently from "

@@ -186,6 +186,7 @@ class _Reader:
                 "kept in spine order."
             )
         units = _without_dangling_notes(units, self._notes)
+        units = _with_resolved_links(units, chapters)
         toc = with_subheadings(
             contents(self, package, units, chapters, manifest_paths, headings), units)
         toc = _with_colophons(toc, units, self._colophons, headings)
@@ -247,6 +248,11 @@ class _Reader:
             or item.media_type == "application/x-dtbncx+xml"
             or built.contents
         )
+        index_page = not contents_page and (built.index or _index_title(chapter.first_heading))
+        links = ()
+        if index_page:
+            base = posixpath.dirname(item.path)
+            links = tuple((s, e, -1, -1, _link_target(base, href)) for s, e, href in built.links)
         unit = SourceUnit(
             kind="epub_chapter",
             index=index,
@@ -257,10 +263,12 @@ class _Reader:
             anchors=tuple(built.anchors.items()),
             images=tuple(chapter.images),
             markdown="\n\n".join(md for _s, _e, md in built.blocks),
-            role="contents" if contents_page else "body",
+            role="contents" if contents_page else "index" if index_page else "body",
             furniture=built.furniture,
             page_marks=built.page_marks,
             blocks=built.blocks,
+            links=links,
+            readings=built.readings,
         )
         return unit, chapter.first_heading
 
@@ -325,6 +333,52 @@ class _Reader:
         return self._css[name]
 
     # -- contents --
+
+
+_INDEX_TITLES = frozenset({
+    "index", "general index", "subject index", "name index", "index of names",
+    "index of subjects", "indexes", "register", "sachregister", "stichwortverzeichnis",
+    "namensregister", "personenregister", "index des noms", "indice analitico",
+    "índice analítico", "índice alfabético", "索引", "さくいん", "事項索引", "人名索引"})
+"""Headings of a back-of-book index that has no EPUB index markup."""
+
+
+def _index_title(heading: str | None) -> bool:
+    return bool(heading) and " ".join(str(heading).casefold().split()) in _INDEX_TITLES
+
+
+def _link_target(base: str, href: str) -> str:
+    """An href as ``container/path#fragment`` (empty when it leaves the book)."""
+    target, fragment = _resolve(base, href)
+    if target is None:
+        return ""
+    return f"{target}#{fragment}" if fragment else target
+
+
+def _with_resolved_links(units: list[SourceUnit], chapters: dict[str, int]) -> list[SourceUnit]:
+    """Index locators resolved to the unit and raw offset they point at (the fragment's
+    anchor, or the chapter's start)."""
+    out = units
+    anchors: dict[int, dict[str, int]] = {}
+    for unit in units:
+        if not unit.links:
+            continue
+        resolved = []
+        for start, end, _u, _o, target in unit.links:
+            path, _, fragment = target.partition("#")
+            u = chapters.get(path, -1) if path else -1
+            offset = -1
+            if u >= 0:
+                if u not in anchors:
+                    anchors[u] = dict(units[u].anchors)
+                offset = anchors[u].get(fragment, -1) if fragment else 0
+                if offset < 0:
+                    u = -1
+            resolved.append((start, end, u, offset, target))
+        if out is units:
+            out = list(units)
+        out[unit.index] = replace(unit, links=tuple(resolved))
+    return out
 
 
 _COLOPHON_NAMES = ("colophon", "okuduke", "okuzuke")

@@ -56,7 +56,7 @@ def test_index_locators_are_links_to_chapter_and_paragraph(books):
 
 
 def test_the_switch_reaches_the_mcp_tool_and_the_cli(books):
-    service, data = books
+    _service, data = books
     assert BookSearchInput(book_id="typed", query="x", include_index=True).mode_options()[
         "include_index"] is True
     shown = run(data, "search", "typed", "association")

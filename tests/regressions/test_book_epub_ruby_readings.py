@@ -42,8 +42,9 @@ def test_a_search_for_the_reading_finds_the_word(service, reading):
     assert service.search("r", reading).items
 
 
-@pytest.mark.parametrize("quote", ["人の世は寛容《くつろげ》て住みよく", "寛容（くつろげ）て住みよく",
-                                   "漢《かん》字《じ》の読み", "寛容(くつろげ)て"])
+@pytest.mark.parametrize("quote", ["人の世は寛容《くつろげ》て住みよく",
+                                   "寛容（くつろげ）て住みよく", "漢《かん》字《じ》の読み",
+                                   "寛容(くつろげ)て"])
 def test_locate_accepts_typed_readings_and_names_the_fold(service, quote):
     env = service.locate("r", text=quote)
     assert env.data["status"] == "verified", (quote, env.data)

@@ -11,9 +11,8 @@ lists only its chapters; its sections now have heading paths.
 from __future__ import annotations
 
 import pytest
-from tests.book.make_epub_round2 import make_headings_book
-
 from tests.book.conftest import fixture_books
+from tests.book.make_epub_round2 import make_headings_book
 
 from readingroom.book.ingest.epub import read_epub
 from readingroom.book.service import BookService

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from statistics import median
 
 from .furniture import spans_within
-from .model import Record, SourceDocument, SourceUnit, TocEntry
+from .model import Record, SourceDocument, SourceUnit, TocEntry, UnitRole
 from .text import is_cjk, strip_controls
 
 __all__ = ["COVERAGE_FLOOR", "MAX_RECORD_CHARS", "NO_TEXT_LAYER", "BookText", "build_book_text"]
@@ -631,13 +631,19 @@ def build_book_text(doc: SourceDocument) -> BookText:
                     char_end=end[1],
                     md_line_start=md_start,
                     md_line_end=md_end,
-                    role=sec.role if sec.role in _ROLE_TITLES else "body",
+                    role=_record_role(sec.role),
                     furniture=furniture,
                     readings=readings,
                 )
             )
     markdown = "\n".join(lines).rstrip("\n") + "\n"
     return BookText(records, markdown, sorted(pieces.fallback), len(sections))
+
+
+def _record_role(role: str) -> UnitRole:
+    if role == "contents":
+        return "contents"
+    return "index" if role == "index" else "body"
 
 
 def _record_text(units: Sequence[SourceUnit], start: tuple[int, int],

@@ -512,7 +512,8 @@ class BookService:
         if record_id is not None:
             rec = self._record(loaded, record_id)
             spans = [((rec.unit_start, rec.char_start), (rec.unit_end, rec.char_end))]
-            needle, partial = None, []
+            needle = None
+            partial: list[Any] = []
         else:
             needle, spans, partial = source.find_with_partials(text or "",
                                                                unit_range=unit_range)

@@ -765,7 +765,7 @@ def _with_readings(body: list[str], chars: str, readings: str) -> tuple[list[str
     if not readings:
         return body, chars
     body = list(body)
-    extra = []
+    extra: list[str] = []
     for reading in readings.split("\n"):
         segments = split_runs(reading)
         body.append(RUN_BREAK)

@@ -106,8 +106,8 @@ class Hit(BaseModel):
         default_factory=list,
         description="Folds that made the query match this record's text where the two differ "
         "(kanji_variant: 灯 typed, 燈 printed; punctuation: ' typed, ’ printed; plural: "
-        "metatopics typed, metatopic printed; diacritics, width, ...): the text says it differently from what was typed. Empty when it "
-        "matched as typed.")
+        "metatopics typed, metatopic printed; diacritics, width, ...): the text says it "
+        "differently from what was typed. Empty when it matched as typed.")
     matched_by: list[str] = Field(
         default_factory=lambda: ["lexical"],
         description="What found the record: lexical, semantic, or both.")

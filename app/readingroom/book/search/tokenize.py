@@ -115,10 +115,9 @@ class _StemCache(dict):
                 stem = word[:-3] + "y"
             elif word.endswith(("sses", "xes", "zzes", "ches", "shes")):
                 stem = word[:-2]
-            elif word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
-                stem = word[:-1]
-            elif not word.endswith(("us", "ss", "is")):
-                stem = word[:-1]
+            elif not word.endswith(("us", "ss", "is")) or (
+                    word.endswith("es") and not word.endswith(("aes", "ees", "oes"))):
+                stem = word[:-1]  # -es → -e, -s → ""
         if len(self) < 200_000:
             self[word] = stem
         return stem

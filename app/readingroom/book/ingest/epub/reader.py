@@ -249,7 +249,7 @@ class _Reader:
             or built.contents
         )
         index_page = not contents_page and (built.index or _index_title(chapter.first_heading))
-        links = ()
+        links: tuple[tuple[int, int, int, int, str], ...] = ()
         if index_page:
             base = posixpath.dirname(item.path)
             links = tuple((s, e, -1, -1, _link_target(base, href)) for s, e, href in built.links)

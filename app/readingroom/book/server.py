@@ -540,7 +540,9 @@ class BookTools:
                  "(is_target) and is served first; neighbours follow in book order with what "
                  "the budget leaves (relation previous/next). When truncated, data.unread "
                  "lists every record cut or left out with its offset, and continuation is the "
-                 "call that reads on. Derived text: cite with book_locate_source." + trust,
+                 "call that reads on. A back-of-book index record also lists its links: each "
+                 "page reference with the record_id (and chapter, fragment) it points at. "
+                 "Derived text: cite with book_locate_source." + trust,
                  ReadEntryInput, self.read_entry),
             spec("book_read_markdown", "Read book.md lines or a section",
                  "Lines of the book's derived Markdown by start_line/end_line, or the section "
@@ -549,13 +551,16 @@ class BookTools:
                  ReadMarkdownInput, self.read_markdown),
             spec("book_locate_source", "Locate a passage in the raw source",
                  "Find a record (record_id) or an exact passage (text) in the raw source text: "
-                 "status verified, ambiguous (every candidate listed) or not_found. Each "
+                 "status verified, ambiguous (every candidate listed) or not_found (a match "
+                 "only inside a longer word or number is listed as partial, never verified: "
+                 "data.partial_matches). Each "
                  "candidate has a locator (page index and printed label, EPUB chapter, or "
                  "source lines) to pass unchanged to book_read_source or "
                  "book_read_epub_image. The text is matched folded (typographic quotes, "
                  "dashes and ellipses as typed plainly, special spaces, full-width forms, "
                  "kanji variants, Arabic and Hebrew marks); data.folds names the folds the "
-                 "match needed (e.g. punctuation, kanji_variant), empty when it matched as "
+                 "match needed (e.g. punctuation, kanji_variant; ruby when readings typed "
+                 "after kanji, 寛容《くつろげ》, were left out), empty when it matched as "
                  "typed." + trust, LocateInput, self.locate),
             spec("book_read_source", "Read source text at a locator",
                  "The raw source text at a locator from book_locate_source, verified against "

@@ -814,18 +814,25 @@ class _QueryParts:
     def __init__(self, query: str) -> None:
         self.query = query
         self.between = getattr(_text, "folds_between", None)
+        self._typed: dict[str, tuple[str, str] | None] = {}
 
     @functools.cached_property
     def _folded(self) -> tuple[str, list[int]]:
         return normalise_with_offsets(self.query)
 
-    def typed(self, term: QueryTerm) -> str | None:
+    def typed(self, term: QueryTerm) -> tuple[str, str] | None:
+        """The raw text of ``term`` in the query and its casefold (None: not in it)."""
+        if term.text in self._typed:
+            return self._typed[term.text]
         norm, offsets = self._folded
         at = norm.find(term.text)
-        if at < 0:
-            return None
-        start, end = _text.raw_span(offsets, at, at + len(term.text), len(self.query))
-        return self.query[start:end]
+        found = None
+        if at >= 0:
+            start, end = _text.raw_span(offsets, at, at + len(term.text), len(self.query))
+            raw = self.query[start:end]
+            found = (raw, raw.casefold())
+        self._typed[term.text] = found
+        return found
 
     def folds(self, matches: list[tuple[QueryTerm, str]]) -> list[str]:
         """The folds that made the terms match ``matches`` (term, raw matched text)."""
@@ -833,9 +840,10 @@ class _QueryParts:
             return []
         names: set[str] = set()
         for term, found in matches:
-            typed = self.typed(term)
-            if typed is None or typed.casefold() == found.casefold():
+            known = self.typed(term)
+            if known is None or known[1] == found or known[1] == found.casefold():
                 continue  # the text says it as typed (case aside): nothing to name
+            typed = known[0]
             a, b = normalise(typed), normalise(found)
             if a != b and plural_stem(a) == plural_stem(b) != a + b:
                 names.add("plural")  # metatopics typed, metatopic printed (or the reverse)

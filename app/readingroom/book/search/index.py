@@ -817,6 +817,10 @@ class _QueryParts:
         self._typed: dict[str, tuple[str, str] | None] = {}
 
     @functools.cached_property
+    def _plain(self) -> str:
+        return self.query.casefold()
+
+    @functools.cached_property
     def _folded(self) -> tuple[str, list[int]]:
         return normalise_with_offsets(self.query)
 
@@ -839,7 +843,10 @@ class _QueryParts:
         if self.between is None:
             return []
         names: set[str] = set()
+        plain = self._plain
         for term, found in matches:
+            if found == term.text and term.text in plain:
+                continue  # typed as the text has it (the common case: no fold of the query)
             known = self.typed(term)
             if known is None or known[1] == found or known[1] == found.casefold():
                 continue  # the text says it as typed (case aside): nothing to name

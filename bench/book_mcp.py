@@ -259,11 +259,11 @@ def main() -> int:
                 client.close()
             print(f"with a real model2vec model ({real}; init with embeddings {init_s:.1f} s, "
                   f"server load {load_s:.1f} s, {state}, semantic {modes.get('semantic')}): "
-                  f"book_search p50 {pct(real_ms, 0.5):.2f} ms, p95 {pct(real_ms, 0.95):.2f} ms "
-                  f"(target p95 <= {TARGET_P95_MS:g} ms); peak RSS after "
+                  f"hybrid book_search p50 {pct(real_ms, 0.5):.2f} ms, p95 "
+                  f"{pct(real_ms, 0.95):.2f} ms (no target: the {TARGET_P95_MS:g} ms one is "
+                  "lexical's; compare the tiny model's line); peak RSS after "
                   f"{sum(counts.values())} mixed calls "
                   + (f"{real_rss:.0f} MB" if real_rss else "not measured"))
-            ok &= pct(real_ms, 0.95) <= TARGET_P95_MS
 
         minimal = root / "minimal_server.py"
         minimal.write_text(MINIMAL, encoding="utf-8")

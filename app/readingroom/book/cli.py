@@ -180,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true", help="every term (and quoted phrase)")
     c.add_argument("--include-contents", action="store_true",
                    help="also rank contents pages and navigation (left out by default)")
+    c.add_argument("--include-index", action="store_true",
+                   help="also rank a back-of-book index (left out by default)")
     c.add_argument("--hint", action="append", metavar="KEY=VALUE")
     _model_options(c, "embed the query with this model (the one the book was initialised "
                    "with) and fuse with lexical results")
@@ -352,7 +354,8 @@ def _run(args: argparse.Namespace) -> Envelope:
             service.warm_up(wait=None)  # one search per process: wait for the model
         return service.search(args.book_id, args.query, top_k=args.top_k, strict=args.strict,
                               hints=_hints(args.hint), semantic=args.semantic,
-                              rerank=args.rerank, include_contents=args.include_contents)
+                              rerank=args.rerank, include_contents=args.include_contents,
+                              include_index=args.include_index)
     if cmd == "locate":
         return service.locate(args.book_id, record_id=args.record_id, text=args.text,
                               hints=_hints(args.hint))
@@ -407,12 +410,17 @@ def render_text(env: Envelope) -> str:
     if op == "book_search":
         out.append(f"{len(env.items)} of {data.get('total_matches')} matching records "
                    f"(modes: {', '.join(f'{k}={v}' for k, v in data.get('modes', {}).items())})")
+        if data.get("index_left_out"):
+            out.append(f"  ({_count(data['index_left_out'], 'back-of-book index record')} "
+                       "matching too left out: --include-index to rank them)")
         if data.get("contents_left_out"):
             out.append(f"  ({_count(data['contents_left_out'], 'contents or navigation record')}"
                        " matching too left out: they list titles, not the chapters)")
         for h in env.items:
             where = " > ".join(h.get("heading_path", []))
-            out.append(f"  {h['record_id']}  {h['score']:.3f}  {where}")
+            # The rank, not a bare BM25 score: in a one-record book every score is 0.000.
+            score = f"  score {h['score']:.3f}" if round(h.get("score") or 0.0, 3) else ""
+            out.append(f"  {h.get('rank') or '-'}. {h['record_id']}{score}  {where}")
             out.append(f"      {h.get('snippet', '')}")
             if h.get("folds"):
                 out.append(f"      matched after folding: {', '.join(h['folds'])}")

@@ -32,10 +32,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..core.errors import Code, CoreError
 from .furniture import MASK, mask_furniture, spans_within
 from .model import SourceUnit
-from .text import folds_between, is_cjk, normalise, normalise_with_offsets
+from .text import cjk_joins, folds_between, is_cjk, normalise, normalise_with_offsets
 
 __all__ = ["MAX_LOCATOR_CHARS", "QUOTE_CHARS", "Locator", "SourceText", "check_locator",
-           "parse_locator"]
+           "parse_locator", "strip_typed_ruby"]
 
 QUOTE_CHARS = 300
 MAX_LOCATOR_CHARS = 64_000
@@ -145,7 +145,8 @@ class SourceText:
                     pass  # broken after a soft hyphen (already dropped): the halves join
                 elif not (prev[-1] in _NO_SPACE_AFTER or folded[0] in _NO_SPACE_BEFORE
                           or prev.endswith("...") or folded.startswith("...")
-                          or (is_cjk(prev[-1]) and is_cjk(folded[0]))):
+                          or (cjk_joins(prev[-1], self._masked[last][self._offsets[last][-2]])
+                              and cjk_joins(folded[0], masked[offs[0]]))):
                     parts[last] += " "
                     self._offsets[last].insert(-1, self._offsets[last][-1])
             self._unit_starts.append(0)
@@ -203,11 +204,36 @@ class SourceText:
 
         A hyphen between letters in ``text`` also matches where the book has none (a
         compound the book broke at a line end). :meth:`match_folds` says which folds a match
-        needed.
+        needed. Only whole matches count: a quote that begins or ends with a letter or digit
+        must not continue a longer word or number in the book (``273.879.750`` is not found
+        in ``273.879.7501``); :meth:`find_with_partials` also returns those.
 
         Returns:
             (folded query, [((unit, char), (unit, char)), ...]) in reading order.
         """
+        needle, spans, _partial = self.find_with_partials(text, unit_range=unit_range)
+        return needle, spans
+
+    def find_with_partials(self, text: str, *, unit_range: tuple[int, int] | None = None
+                           ) -> tuple[str, list, list]:
+        """Like :meth:`find`, and the raw spans where ``text`` occurs only as part of a longer
+        word or number (a partial match), in reading order.
+
+        A quote typed with ruby readings after kanji, as Aozora Bunko writes them
+        (寛容《くつろげ》て) or in parentheses (寛容（くつろげ）て), is matched without them
+        when it does not occur as typed (the raw text keeps ruby bases, not readings);
+        :meth:`match_folds` then names the ``ruby`` fold.
+        """
+        needle, spans, partial = self._find(text, unit_range)
+        if not spans:
+            bare = strip_typed_ruby(text)
+            if bare != text and bare.strip():
+                found = self._find(bare, unit_range)
+                if found[1] or found[2]:
+                    return found
+        return needle, spans, partial
+
+    def _find(self, text: str, unit_range: tuple[int, int] | None) -> tuple[str, list, list]:
         needle = normalise(text).strip()
         if not needle:
             raise CoreError(Code.INVALID_ARGUMENT, "The text to locate is empty after "
@@ -227,8 +253,21 @@ class SourceText:
             while start != -1 and start + len(needle) <= hi:
                 found.append((start, start + len(needle)))
                 start = self.folded.find(needle, start + 1, hi)
-        spans = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in found]
-        return needle, spans
+        whole = [(a, b) for a, b in found if self._whole(a, b)]
+        partial = [(a, b) for a, b in found if not self._whole(a, b)] if len(whole) < len(
+            found) else []
+        spans = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in whole]
+        parts = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in partial]
+        return needle, spans, parts
+
+    def _whole(self, a: int, b: int) -> bool:
+        """Whether the folded match ``[a, b)`` neither starts inside nor runs on into a word or
+        number (letters and digits outside CJK scripts, which have no word boundaries)."""
+        folded = self.folded
+        first, last = folded[a], folded[b - 1]
+        if a > 0 and _word_char(first) and _word_char(folded[a - 1]):
+            return False
+        return not (b < len(folded) and _word_char(last) and _word_char(folded[b]))
 
     def match_folds(self, text: str, spans: Sequence) -> list[str]:
         """The folds (:data:`.text.FOLD_NAMES`) that ``text`` needed to match ``spans``.
@@ -238,9 +277,15 @@ class SourceText:
         and whitespace aside). Computed on the first few spans.
         """
         names: list[str] = []
+        bare = strip_typed_ruby(text)
         for start, end in list(spans)[:5]:
             found = self._masked_span(start, end).replace(MASK, "")
-            for name in folds_between(text, found):
+            typed = text
+            if bare != text and normalise(text) != normalise(found):
+                typed = bare  # matched without the readings typed after its kanji
+                if "ruby" not in names:
+                    names.append("ruby")
+            for name in folds_between(typed, found):
                 if name not in names:
                     names.append(name)
         return names
@@ -398,6 +443,25 @@ _NO_SPACE_AFTER = frozenset("-'\"")
 _NO_SPACE_BEFORE = frozenset("-'\";:!?")
 _TRIM = frozenset(MASK + "\u00ad\u200c\u200d\u2060\ufeff")
 _COMPOUND = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
+_TYPED_RUBY = re.compile(
+    r"《[^《》\n]{1,40}》"
+    r"|(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ヶ])[（(][\u3041-\u309f\u30a0-\u30ffー・]{1,40}[）)]")
+"""A reading typed after kanji: Aozora Bunko's 《かな》, or （かな） in parentheses."""
+
+
+def strip_typed_ruby(text: str) -> str:
+    """``text`` without ruby readings typed after kanji (寛容《くつろげ》て → 寛容て; also
+    （くつろげ） and (くつろげ)); Aozora's ｜ that marks where a ruby base begins goes too."""
+    if "《" not in text and "（" not in text and "(" not in text:
+        return text
+    bare = _TYPED_RUBY.sub("", text)
+    return bare.replace("｜", "") if bare != text else text
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() and not is_cjk(ch)
 
 
 def _label(label: str | None) -> str | None:

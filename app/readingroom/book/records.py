@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from statistics import median
 
 from .furniture import spans_within
-from .model import Record, SourceDocument, SourceUnit, TocEntry
+from .model import Record, SourceDocument, SourceUnit, TocEntry, UnitRole
 from .text import is_cjk, strip_controls
 
 __all__ = ["COVERAGE_FLOOR", "MAX_RECORD_CHARS", "NO_TEXT_LAYER", "BookText", "build_book_text"]
@@ -70,6 +70,9 @@ _NOT_LETTERS = re.compile(r"[\W_]+")
 _CONTROLS = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069]")
 """What :func:`.text.strip_controls` removes (checked first: most text has none)."""
 _HIDDEN_FURNITURE = frozenset({"running_head", "folio", "page_break"})
+_ROLE_TITLES = {"contents": "Contents", "index": "Index"}
+"""Roles that never share a section with body text, and the heading one gets without its
+own (a back-of-book index is readable but, like contents, out of search by default)."""
 _HEADING = re.compile(r"^(#{1,6})(\s.*)$")
 _BOLD_LINE = re.compile(r"^(\*\*)([^*\n]{3,40})\*\*$")
 _FENCE = ("```", "~~~")
@@ -193,8 +196,8 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
         if all(r == roles[0] for r in roles):
             role = roles[0]
             title = sec.title
-            if role == "contents" and title is None:
-                title = _own_heading(units[u0]) or "Contents"
+            if role in _ROLE_TITLES and title is None:
+                title = _own_heading(units[u0]) or _ROLE_TITLES[role]
                 out.append(_Section((title,), sec.level, title, sec.start, sec.end, role))
             else:
                 out.append(_Section(sec.heading_path, sec.level, title, sec.start, sec.end,
@@ -211,8 +214,7 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
                 path, title = sec.heading_path, sec.title
             else:
                 unit = units[run_start]
-                title = _own_heading(unit) or ("Contents" if role == "contents"
-                                               else _unit_title(unit))
+                title = _own_heading(unit) or _ROLE_TITLES.get(role) or _unit_title(unit)
                 path = (*sec.heading_path[:-1], title)
             out.append(_Section(path, sec.level, title, start, end, role))
             run_start = u
@@ -616,7 +618,7 @@ def build_book_text(doc: SourceDocument) -> BookText:
             else:  # nothing to show (a heading without text): the record is its heading line
                 md_end = len(lines) - 1 if lines and not lines[-1] else len(lines)
                 md_start = md_end = max(1, md_end)
-            text, furniture = _record_text(units, start, end)
+            text, furniture, readings = _record_text(units, start, end)
             records.append(
                 Record(
                     record_id=rid,
@@ -629,27 +631,39 @@ def build_book_text(doc: SourceDocument) -> BookText:
                     char_end=end[1],
                     md_line_start=md_start,
                     md_line_end=md_end,
-                    role="contents" if sec.role == "contents" else "body",
+                    role=_record_role(sec.role),
                     furniture=furniture,
+                    readings=readings,
                 )
             )
     markdown = "\n".join(lines).rstrip("\n") + "\n"
     return BookText(records, markdown, sorted(pieces.fallback), len(sections))
 
 
+def _record_role(role: str) -> UnitRole:
+    if role == "contents":
+        return "contents"
+    return "index" if role == "index" else "body"
+
+
 def _record_text(units: Sequence[SourceUnit], start: tuple[int, int],
-                 end: tuple[int, int]) -> tuple[str, tuple]:
-    """The record's raw text (unit slices joined with ``\\n``) and its furniture offsets."""
+                 end: tuple[int, int]) -> tuple[str, tuple, tuple]:
+    """The record's raw text (unit slices joined with ``\\n``), its furniture offsets and its
+    ruby readings (EPUB; offsets into the record's text)."""
     pieces: list[str] = []
     furniture: list = []
+    readings: list = []
     base = 0
     for u, a, b in _slices(units, start, end):
         unit = units[u]
         if unit.furniture:
             furniture += spans_within(unit.furniture, a, b, shift=base - a)
+        if unit.readings:
+            readings += [(s - a + base, e - a + base, r) for s, e, r in unit.readings
+                         if a <= s and e <= b]
         pieces.append(unit.text[a:b])
         base += b - a + 1
-    return "\n".join(pieces), tuple(furniture)
+    return "\n".join(pieces), tuple(furniture), tuple(readings)
 
 
 # --------------------------------------------------------------------------- the view
@@ -671,28 +685,38 @@ class _Nesting:
                 if m:
                     levels.append(len(m.group(1)))
         base = min(levels) - 1 if levels else 0
+        self.repeats: list[tuple[int, int, int]] = []
+        """Further heading blocks right after the dropped one that repeat the title again (a
+        title printed three times: the contents entry, a label heading, the heading)."""
         if title:
             # A heading among the first few blocks (after a cover image or a chapter label,
             # say), or the first lines of raw text, may repeat the section's title.
             key = _heading_key(title)
-            shown = (p for p in pieces if p.kind != "gap")
-            for n, p in zip(range(6), shown, strict=False):
+            shown = [p for p in pieces if p.kind != "gap"][:6]
+            for n, p in enumerate(shown):
                 if p.kind in ("raw", "ident"):
                     self.drop = (p.unit, p.start, p.end)  # its lines are dropped only if they match
                     break
                 m = _HEADING.match(p.markdown) if p.kind == "md" else None
                 if m is None and n == 0 and p.kind == "md":
                     bold = _BOLD_LINE.match(p.markdown.strip())  # a title set in bold type
-                    if bold and _heading_key(bold.group(2)) == key:
+                    if bold and _same_title(bold.group(2), title, key):
                         self.drop = (p.unit, p.start, p.end)
                         break
-                if m and _heading_key(m.group(2)) == key:
+                if m and _same_title(m.group(2), title, key):
                     # (A label heading such as "Chapter One" may come before the title.)
                     self.drop = (p.unit, p.start, p.end)
-                    printed = " ".join(m.group(2).split())
-                    if _SECTION_NUMBER.match(printed) and not _SECTION_NUMBER.match(title):
+                    printed = _plain_heading(m.group(2))
+                    if (_SECTION_NUMBER.match(printed) or _CHAPTER_LABEL.match(printed)) and not (
+                            _SECTION_NUMBER.match(title) or _CHAPTER_LABEL.match(title)):
                         self.numbered_title = printed
                     base = len(m.group(1))
+                    for q in shown[n + 1:]:
+                        again = _HEADING.match(q.markdown) if q.kind == "md" else None
+                        if again is None or "\n" in q.markdown.strip() or not _same_title(
+                                again.group(2), title, key):
+                            break
+                        self.repeats.append((q.unit, q.start, q.end))
                     break
         self.base = base
         self.title_key = _heading_key(title) if title else ""
@@ -700,6 +724,8 @@ class _Nesting:
     def drops(self, p: _Piece) -> bool:
         """Whether ``p`` opens with the section's repeated title (left out of the view)."""
         # A raw piece may have been cut since (its end moved); a rendered block never is.
+        if p.kind == "md" and (p.unit, p.start, p.end) in self.repeats:
+            return True
         return self.drop is not None and self.drop[:2] == (p.unit, p.start) and (
             p.kind != "md" or self.drop[2] == p.end)
 
@@ -1087,6 +1113,27 @@ def _heading_key(text: str) -> str:
 
 
 _SECTION_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)*\.?\s+")
+_CHAPTER_LABEL = re.compile(
+    r"^\W*(?:(?:chapter|part|section|book|lecture|appendix|kapitel|teil|abschnitt|chapitre|"
+    r"partie|cap[ií]tulo|capitolo|parte|hoofdstuk|rozdział|глава|часть)\s+"
+    r"(?:\d+(?:\.\d+)*|[ivxlcdm]+|[a-z])\b[.:]?|第[0-9０-９一二三四五六七八九十百千]+[章節部編回])\s*",
+    re.IGNORECASE)
+"""A chapter label before a title ("Chapter 1.", "Part IV:", "第3章"): a printed heading
+"Chapter 1. Introduction" repeats the contents entry "1. Introduction"."""
+
+
+def _plain_heading(text: str) -> str:
+    """A heading's text without Markdown emphasis or escapes, whitespace collapsed."""
+    return " ".join(re.sub(r"\\(?=[\\`*_\[\]#])|(?<!\\)[*_`]+", "", text).split())
+
+
+def _same_title(printed: str, title: str, key: str) -> bool:
+    """Whether a printed heading repeats the section title, chapter labels and section
+    numbers aside ("Chapter 1. Introduction" and "1. Introduction" are one title)."""
+    if _heading_key(printed) == key:
+        return True
+    bare = _heading_key(_CHAPTER_LABEL.sub("", _plain_heading(printed), count=1))
+    return bool(bare) and bare == _heading_key(_CHAPTER_LABEL.sub("", title, count=1))
 
 
 def _md_escape_heading(title: str) -> str:

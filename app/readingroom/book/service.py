@@ -8,6 +8,7 @@ note glued into the text. Book and Skill text is untrusted reference material an
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 import json
@@ -169,7 +170,7 @@ def _unit_to_json(unit: SourceUnit) -> dict[str, Any]:
 def _unit_from_json(data: dict[str, Any]) -> SourceUnit:
     data["anchors"] = tuple(tuple(a) for a in data.get("anchors", ()))
     data["images"] = tuple(data.get("images", ()))
-    for key in ("furniture", "page_marks", "blocks"):
+    for key in ("furniture", "page_marks", "blocks", "links", "readings"):
         data[key] = tuple(tuple(item) for item in data.get(key, ()))
     return SourceUnit(**data)
 
@@ -177,6 +178,7 @@ def _unit_from_json(data: dict[str, Any]) -> SourceUnit:
 def _record_from_json(data: dict[str, Any]) -> Record:
     data["heading_path"] = tuple(data["heading_path"])
     data["furniture"] = tuple(tuple(item) for item in data.get("furniture", ()))
+    data["readings"] = tuple(tuple(item) for item in data.get("readings", ()))
     return Record(**data)
 
 
@@ -290,10 +292,10 @@ class BookService:
                 doc = dataclasses.replace(doc, title=title)
             book_text = build_book_text(doc)
             self._write_text_layers(build, doc, book_text)
-            from .search.index import build_index
+            from .search.index import build_index, record_page_labels
 
             stats = build_index(book_text.records, build / "index.sqlite",
-                                unit_labels=[u.label for u in doc.units])
+                                record_labels=record_page_labels(doc.units, book_text.records))
             manifest = self._manifest(book_id, name, sha, size, doc, book_text, stats)
             if semantic is not None:
                 from .search.semantic import embed_package
@@ -524,11 +526,13 @@ class BookService:
 
     def _run_search(self, loaded: _Loaded, query: str, top_k: int, strict: bool,
                     hints: dict[str, str], semantic: str, rerank: str,
-                    deadline: float | None, include_contents: bool) -> Any:
+                    deadline: float | None, include_contents: bool,
+                    include_index: bool = False) -> Any:
         if self.semantic is None and self.reranker is None and semantic != "on" and (
                 rerank != "on"):
             return loaded.index.search(query, top_k=top_k, strict=strict, hints=hints,
-                                       include_contents=include_contents)
+                                       include_contents=include_contents,
+                                       include_index=include_index)
         from .search.semantic import hybrid_search, record_text
 
         if self.semantic is not None:
@@ -537,18 +541,20 @@ class BookService:
             loaded.index, query, top_k=top_k, strict=strict, hints=hints,
             store=loaded.vectors, runtime=self.semantic, reranker=self.reranker,
             semantic=semantic, rerank_mode=rerank, deadline=deadline,  # type: ignore[arg-type]
-            texts=lambda rid: record_text(loaded.by_id[rid]), include_contents=include_contents)
+            texts=lambda rid: record_text(loaded.by_id[rid]), include_contents=include_contents,
+            include_index=include_index)
 
     def search(self, book_id: str, query: str, *, top_k: int = 10, strict: bool = False,
                hints: Mapping[str, str] | None = None, semantic: str = "auto",
                rerank: str = "auto", deadline: float | None = None,
-               include_contents: bool = False) -> Envelope:
+               include_contents: bool = False, include_index: bool = False) -> Envelope:
         """Ranked records for a query, with the modes that ran and why others did not.
 
         ``semantic`` and ``rerank`` are ``off | auto | on`` for this call (they run only when
         chosen at launch); ``deadline`` is the ``time.monotonic()`` the answer is due by.
         Contents pages and navigation documents are left out unless ``include_contents``
-        (``contents_left_out`` counts the records left out).
+        (``contents_left_out`` counts the records left out); a back-of-book index likewise
+        unless ``include_index`` (``index_left_out``).
         """
         for field, value in (("semantic", semantic), ("rerank", rerank)):
             if value not in ("off", "auto", "on"):
@@ -561,7 +567,8 @@ class BookService:
         loaded = self._load(book_id)
         try:
             result = self._run_search(loaded, query, top_k, strict, dict(hints or {}),
-                                      semantic, rerank, deadline, include_contents)
+                                      semantic, rerank, deadline, include_contents,
+                                      include_index)
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise loaded.pkg.damaged("index.sqlite", "could not be read to the end (the "
@@ -581,7 +588,8 @@ class BookService:
                                              "content_trust": TRUST_NOTE},
             query=QueryInfo(input={"query": query, "top_k": top_k, "strict": strict,
                                    "hints": dict(hints or {}), "semantic": semantic,
-                                   "rerank": rerank, "include_contents": include_contents}),
+                                   "rerank": rerank, "include_contents": include_contents,
+                                   "include_index": include_index}),
             result=ResultInfo(total=data.get("total_matches"), returned=len(hits)),
         )
         details = data.get("mode_details") or {}
@@ -620,24 +628,39 @@ class BookService:
             rec = self._record(loaded, record_id)
             spans = [((rec.unit_start, rec.char_start), (rec.unit_end, rec.char_end))]
             needle = None
+            partial: list[Any] = []
         else:
-            needle, spans = source.find(text or "", unit_range=unit_range)
+            needle, spans, partial = source.find_with_partials(text or "",
+                                                               unit_range=unit_range)
         status = "not_found" if not spans else "verified" if len(spans) == 1 else "ambiguous"
         from .locate import MAX_CANDIDATES
 
-        candidates = [dict(source.candidate(a, b), status=status) for a, b in
-                      spans[:MAX_CANDIDATES]]
+        candidates = [dict(source.candidate(a, b), status=status,
+                           **({"folds": source.match_folds(text, [(a, b)])}
+                              if text is not None else {}))
+                      for a, b in spans[:MAX_CANDIDATES]]
+        if not spans and partial:
+            # Only inside a longer word or number: shown, never as a verified place.
+            candidates = [dict(source.candidate(a, b), status="partial")
+                          for a, b in partial[:MAX_CANDIDATES]]
         folds = source.match_folds(text, spans) if text is not None and spans else []
         env = self._env("book_locate_source", items=candidates, data={
             "book_id": book_id, "version": loaded.pkg.version, "status": status,
-            "match_count": len(spans), "normalized_text": needle, "folds": folds,
+            "match_count": len(spans), "partial_matches": len(partial),
+            "normalized_text": needle, "folds": folds,
             "searched": "raw source text (normalised: NFKC, case, whitespace, typographic "
                         "punctuation, special spaces, full-width forms, kanji variants, Arabic "
                         "and Hebrew marks, hyphenation, ligatures, CJK line joins)",
             "unit_range": list(unit_range) if unit_range else None,
         }, result=ResultInfo(total=len(spans), returned=len(candidates),
                              has_more=len(spans) > len(candidates)))
-        if status == "not_found":
+        if status == "not_found" and partial:
+            env.diagnose(Level.info, Code.ZERO_RESULT,
+                         f"The passage occurs only as part of a longer word or number "
+                         f"({len(partial)} partial match{'es' if len(partial) > 1 else ''}, "
+                         "listed with status partial); it is not verified.",
+                         hint="Quote the whole word or number as the book prints it.")
+        elif status == "not_found":
             env.diagnose(Level.info, Code.ZERO_RESULT, "The passage does not occur in the raw "
                          "source text.", hint="Quote a shorter, exact passage (no ellipses).")
         elif status == "ambiguous":
@@ -718,7 +741,9 @@ class BookService:
                           "next_offset": end if end < len(r.text) else None,
                           "is_target": r is rec, "relation": _relation(r, rec),
                           "md_lines": [r.md_line_start, r.md_line_end],
-                          **_unit_span(loaded.units, r)})
+                          **_unit_span(loaded.units, r),
+                          **({"links": links} if (links := _record_links(loaded, r, start, end))
+                             else {})})
         nxt = None
         if unread:
             first = unread[0]
@@ -977,6 +1002,37 @@ def _integrity(manifest: Mapping[str, Any], damage: Sequence[Damage]) -> dict[st
     return out
 
 
+def _record_links(loaded: _Loaded, r: Record, start: int, end: int) -> list[dict[str, Any]]:
+    """The links (back-of-book index locators) in the served part ``[start, end)`` of a
+    record: each one's text, where it points (chapter href, fragment) and the record there,
+    so an assistant can go from "46–47" to the paragraph."""
+    if r.role != "index":
+        return []
+    out: list[dict[str, Any]] = []
+    base = 0
+    starts = [(x.unit_start, x.char_start) for x in loaded.records]
+    for u in range(r.unit_start, r.unit_end + 1):
+        unit = loaded.units[u]
+        a = r.char_start if u == r.unit_start else 0
+        b = r.char_end if u == r.unit_end else len(unit.text)
+        for s, e, tu, toff, target in unit.links:
+            at = base + s - a  # the link's place in the record's text
+            if s < a or e > b or not start <= at < end:
+                continue
+            href, _, fragment = target.partition("#")
+            link: dict[str, Any] = {"text": unit.text[s:e], "offset": at, "href": href or None,
+                                    "fragment": fragment or None}
+            if tu >= 0:
+                k = bisect.bisect_right(starts, (tu, toff)) - 1
+                link.update(unit_index=tu, char_offset=toff,
+                            record_id=loaded.records[max(k, 0)].record_id)
+            out.append(link)
+            if len(out) >= 200:
+                return out
+        base += b - a + 1
+    return out
+
+
 def _relation(r: Record, target: Record) -> str:
     if r is target:
         return "target"
@@ -1016,18 +1072,28 @@ def _unit_range(hints: Mapping[str, str] | None, n: int) -> tuple[int, int] | No
 
 
 def _heading_range(lines: list[str], heading: str):
+    import re
+
     from .text import normalise
 
-    want = normalise(heading).strip()
+    def plain(text: str) -> str:
+        # Emphasis and escapes are not part of a heading's title (**Chapter 1** is Chapter 1).
+        return normalise(re.sub(r"\\(?=[\\`*_\[\]#])|(?<!\\)[*_`]+", "", text)).strip()
+
+    want = plain(heading)
+    # Exact first, then whole words ("Chapter 1" is not in "Chapter 10"), then any substring.
+    word = re.compile(r"(?<!\w)" + re.escape(want) + r"(?!\w)") if want else None
     found = []
     for n, line in enumerate(lines, start=1):
         if line.startswith("#"):
             level = len(line) - len(line.lstrip("#"))
             text = line[level:].strip()
-            if want and (normalise(text).strip() == want or want in normalise(text)):
-                found.append((n, level, text, normalise(text).strip() == want))
-    exact = [f for f in found if f[3]]
-    chosen = exact if exact else found
+            have = plain(text)
+            if want and want in have:
+                rank = 0 if have == want else 1 if word and word.search(have) else 2
+                found.append((n, level, text, rank))
+    best_rank = min((f[3] for f in found), default=2)
+    chosen = [f for f in found if f[3] == best_rank]
     if len(chosen) != 1:
         return None, None, [{"line": n, "level": lv, "heading": t} for n, lv, t, _ in chosen]
     n, level, _t, _ = chosen[0]

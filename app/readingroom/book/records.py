@@ -284,10 +284,13 @@ def _span_text(units: Sequence[SourceUnit], start: tuple[int, int], end: tuple[i
 
 def _tidy_end(units: Sequence[SourceUnit], start: tuple[int, int],
               end: tuple[int, int]) -> tuple[int, int]:
-    """An end at the very start of a later unit is the end of the unit before it."""
+    """An end at the very start of a later unit is the end of the unit before it (an
+    image-only page before it, which has no text, is kept in)."""
     u, c = end
     while c == 0 and u > start[0]:
         u -= 1
+        if _image_only(units[u]):
+            return u, 0
         c = len(units[u].text)
     return u, c
 

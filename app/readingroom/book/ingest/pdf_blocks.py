@@ -283,6 +283,9 @@ def page_blocks(
     *,
     contents: bool = False,
     kinds: Sequence[int] | None = None,
+    notes: dict[int, tuple[int, str]] | None = None,
+    footnotes: dict[int, tuple[str, ...]] | None = None,
+    heading_ends: dict[int, int] | None = None,
 ) -> tuple[Block, ...]:
     """A page's Markdown blocks in reading order.
 
@@ -297,6 +300,13 @@ def page_blocks(
             shortened to an ellipsis.
         kinds: per piece, :func:`heading_levels`' kind; consecutive :data:`CODE` pieces
             become one fenced code block, their lines as they are.
+        notes: raw start of a note marker (``note_ref`` furniture) → its end and the label
+            of its footnote in ``book.md``: shown as ``[^label]``.
+        footnotes: raw offset where a footnote block starts → the labels of its footnotes
+            (its first line's, then those of later lines that begin one): each is shown as
+            ``[^label]: text``.
+        heading_ends: raw offset of a heading → where its text ends, when known: the rest
+            of its block is a paragraph of its own.
     """
     hidden = [(s, e) for s, e, kind in furniture if kind in _HIDDEN]
     numbered = [(s, e) for s, e, kind in furniture if kind == "line_number"]
@@ -304,7 +314,8 @@ def page_blocks(
     widths = [max(len(line) for line in text[s:e].split("\n")) for s, e in pieces
               if text.count("\n", s, e) >= 2]
     width = int(statistics.median(widths)) if widths else 80
-    pieces, emphasis, kinds = _split_at_headings(text, pieces, emphasis, kinds, headings)
+    pieces, emphasis, kinds = _split_at_headings(text, pieces, emphasis, kinds, headings,
+                                                 heading_ends or {})
     blocks: list[Block] = []
     code: list[tuple[int, int]] = []
 
@@ -339,15 +350,83 @@ def page_blocks(
             if markdown:
                 blocks.append((start, end, markdown))
             continue
+        group = (footnotes or {}).get(pieces[number][0])
+        if group:
+            blocks.append((start, end, _footnotes(raw, marks, group, width)))
+            continue
+        refs = sorted((at, z, label) for at, (z, label) in (notes or {}).items()
+                      if start <= at and z <= end)
+        if refs:
+            raw = _mark_notes(raw, start, refs)
         lines = raw.split("\n")
         verse = any(s < end and e > start for s, e in numbered) or (
             len(lines) >= 2 and width >= 40 and max(len(x) for x in lines) < 0.6 * width
         )
         markdown = _render(raw, marks, verse, width)
+        if refs:
+            markdown = _note_refs(markdown, [label for _at, _z, label in refs])
         if markdown:
             blocks.append((start, end, markdown))
     flush_code()
     return tuple(blocks)
+
+
+_NOTE_HOLD = "\ue000"
+"""Stands in for a note marker's characters while a block renders (same length, so emphasis
+offsets hold; never escaped)."""
+_NOTE_RUN = re.compile(_NOTE_HOLD + "+")
+
+
+def _note_label(label: str) -> str:
+    return re.sub(r"[^\w.-]", lambda m: f"{ord(m.group()):x}", label)
+
+
+def _footnotes(raw: str, marks: Sequence[Emphasis], labels: Sequence[str],
+               width: int) -> str:
+    """A footnote block as ``[^label]: text`` notes, one per footnote it holds."""
+    lines = raw.split("\n")
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line) + 1
+    wanted = list(labels)
+    # The block's first line begins the first note; a later line begins the next note when
+    # it starts with that note's printed label.
+    printed = [label.split(".p", 1)[0] for label in wanted]
+    cuts = [0]
+    for k in range(1, len(lines)):
+        if len(cuts) < len(wanted) and lines[k].lstrip().startswith(printed[len(cuts)]):
+            cuts.append(k)
+    notes = []
+    for n, first in enumerate(cuts):
+        last = cuts[n + 1] if n + 1 < len(cuts) else len(lines)
+        a = starts[first]
+        b = starts[last - 1] + len(lines[last - 1])
+        part = raw[a:b]
+        lead = len(part) - len(part.lstrip())
+        body_at = lead + part.find(printed[n], lead) - lead + len(printed[n])
+        body = part[body_at:]
+        skip = len(body) - len(body.lstrip())
+        shift = a + body_at + skip
+        own = [(s - shift, e - shift, bo, it) for s, e, bo, it in marks
+               if s >= shift and e <= b]
+        notes.append(f"[^{_note_label(wanted[n])}]: {_render(body.lstrip(), own, False, width)}")
+    return "\n\n".join(notes)
+
+
+def _mark_notes(raw: str, start: int, refs: Sequence[tuple[int, int, str]]) -> str:
+    """``raw`` with each note marker's characters replaced by :data:`_NOTE_HOLD`."""
+    chars = list(raw)
+    for at, end, _label in refs:
+        for k in range(at - start, end - start):
+            chars[k] = _NOTE_HOLD
+    return "".join(chars)
+
+
+def _note_refs(markdown: str, labels: Sequence[str]) -> str:
+    """The held note markers of a rendered block as footnote references, in order."""
+    queue = iter(labels)
+    return _NOTE_RUN.sub(lambda m: f"[^{_note_label(next(queue, 'note'))}]", markdown)
 
 
 def _kept_lines(text: str, start: int, end: int,
@@ -413,16 +492,23 @@ def _split_at_headings(
     emphasis: Sequence[Sequence[Emphasis]] | None,
     kinds: Sequence[int] | None,
     headings: dict[int, int],
+    ends: dict[int, int],
 ) -> tuple[list[tuple[int, int]], list[list[Emphasis]] | None, list[int] | None]:
     """Pieces cut where an outline entry starts inside one (a section never starts mid-block),
-    and after the entry's line when a paragraph follows it in the same block."""
+    and after the entry's line when a paragraph follows it in the same block (after its
+    known end, if ``ends`` has it)."""
     cuts_at: set[int] = set()
     for at in headings:
         for s, e in pieces:
             if s <= at < e:
                 if at > s:
                     cuts_at.add(at)
-                if text.count("\n", at, e) >= 3:
+                stop = ends.get(at)
+                if stop is not None and stop < e and text[stop:e].strip():
+                    line_end = text.find("\n", stop, e)
+                    if line_end >= 0:
+                        cuts_at.update((line_end, line_end + 1))
+                elif text.count("\n", at, e) >= 3:
                     line_end = text.find("\n", at, e)
                     cuts_at.update((line_end, line_end + 1))
                 break

@@ -818,8 +818,15 @@ def _relation(r: Record, target: Record) -> str:
 def _unit_span(units: list[SourceUnit], r: Record) -> dict[str, Any]:
     first, last = units[r.unit_start], units[r.unit_end]
     if first.kind == "pdf_page":
-        return {"page_index": first.index, "page_label": first.label,
-                "page_end_index": last.index, "page_end_label": last.label}
+        span: dict[str, Any] = {"page_index": first.index, "page_label": first.label,
+                                "page_end_index": last.index, "page_end_label": last.label}
+        blind = [u.index for u in units[r.unit_start:r.unit_end + 1]
+                 if not u.has_text_layer and not u.text.strip()]
+        if blind:  # an image-only page: its record has no text; the page is a picture
+            span["no_text_layer_pages"] = blind
+            span["hint"] = (f"Page index {blind[0]} has no text layer: look at it with "
+                            f"book_render_page (page_index {blind[0]}).")
+        return span
     if first.kind == "epub_chapter":
         return {"href": first.href, "href_end": last.href}
     return {"line_start": first.line_start, "line_end": last.line_end}

@@ -917,7 +917,10 @@ def _place_entry(
             title = f"{number} {item.title}"
         return _Placement(offset, True, title, unfurnish, found=True)
     lines = _lines_of(page)
-    mentions = [c for c in starts if c >= floor and not _in_furniture(c, furniture)]
+    # A title ending a short line of its own ("See Introduction") stands where a heading
+    # would; one inside a sentence does not.
+    mentions = [c for c in starts if c >= floor and not _in_furniture(c, furniture)
+                and _ends_short_line(page.text, c, item.title)]
     if dest_y is None or not lines or (mentions and dest_y < lines[0][2] - 1):
         # No destination (or only the page's top): where the title is mentioned (not shown
         # as a heading), else the previous entry's place.
@@ -940,6 +943,14 @@ def _place_entry(
         printed = " ".join(page.text[offset:first[1]].split())
         return _Placement(offset, True, printed)
     return _Placement(first[0], False)
+
+
+def _ends_short_line(text: str, offset: int, title: str) -> bool:
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    line = text[line_start:len(text) if line_end < 0 else line_end]
+    tail = _squeeze(normalise(text[offset:len(text) if line_end < 0 else line_end]))
+    return len(line.strip()) <= 60 and tail == _squeeze(normalise(title))
 
 
 def _title_matches(title: str, text: str) -> list[int]:

@@ -11,6 +11,7 @@ line, so a test knows where every word lands.
   tightly kerned type without space characters.
 * :func:`tables_pdf` — a booktabs table (three horizontal rules, none between cells), a table
   of aligned columns without rules, and a booktabs table whose cells span two lines.
+* :func:`merged_cells_pdf` — a ruled table whose first header cell spans two columns.
 * :func:`note_markers_pdf` — superscript note markers after a number and after a word, their
   footnotes at the foot of the page (one written first in the content stream).
 * :func:`unmapped_glyphs_pdf` — a font whose ToUnicode map sends one glyph to nothing.
@@ -37,6 +38,7 @@ __all__ = [
     "hyphenation_pdf",
     "image_pages_pdf",
     "kerned_title_pdf",
+    "merged_cells_pdf",
     "note_markers_pdf",
     "numbered_headings_pdf",
     "outline_dest_pdf",
@@ -212,6 +214,35 @@ def tables_pdf(path: Path) -> Path:
     bottom = _cells(page, head + 8, MULTILINE[1:])
     _rule(page, bottom - 6)
     _lines(page, bottom + 20, ["Both phases use the same optimiser and the same data order."])
+    doc.save(path)
+    doc.close()
+    return path
+
+
+MERGED = [["Results", None, "Year"], ["Wins", "Losses", "2020"], ["12", "3", "2021"],
+          ["9", "6", "2022"]]
+"""None: the cell the merged header cell "Results" covers."""
+
+
+def merged_cells_pdf(path: Path) -> Path:
+    """A ruled grid (22 pt rows, 120 pt columns) whose header row has no rule between its
+    first two cells: "Results" spans them."""
+    doc = pymupdf.open()
+    page = _page(doc)
+    _lines(page, 100, ["A ruled table whose first header cell spans two columns:"])
+    left, top, column, row = _LEFT, 120.0, 120.0, 22.0
+    for r, cells in enumerate(MERGED):
+        for c, cell in enumerate(cells):
+            if cell:
+                page.insert_text((left + c * column + 6, top + r * row + 15), cell,
+                                 fontsize=_BODY, fontname="helv")
+    bottom = top + len(MERGED) * row
+    for r in range(len(MERGED) + 1):
+        page.draw_line((left, top + r * row), (left + 3 * column, top + r * row))
+    for c in range(4):
+        x = left + c * column
+        page.draw_line((x, top + row if c == 1 else top), (x, bottom))
+    _lines(page, bottom + 20, ["The table ends above this line of text."])
     doc.save(path)
     doc.close()
     return path

@@ -46,10 +46,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from statistics import median
 
 from .furniture import spans_within
+from .ingest.pdf_blocks import book_compounds, line_hyphen
 from .model import Record, SourceDocument, SourceUnit, TocEntry
 from .text import is_cjk, strip_controls
 
@@ -82,7 +84,6 @@ _NUMBER_LINE = re.compile(rf"(?:^|\n)[ \t]*({_NUMBER})[ \t]*\n?[ \t]*$")
 _TITLE_NUMBER = re.compile(rf"^\s*({_NUMBER})(?:\s|$)")
 _LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|_{4,}")
 """A dot leader: a contents entry, never a line of wrapped prose."""
-_HYPHEN_END = re.compile(r"[^\W\d_][-\u2010\u00ad]$")
 _VERSE_LINE_CHARS = 60
 _CJK_CLOSE = frozenset("。！？」』")
 _SENTENCE_CLOSE = frozenset(".!?…\"”’'»)]。！？」』")
@@ -722,6 +723,8 @@ class _View:
         widths = [len(line) for u in units if u.kind == "pdf_page"
                   for line in u.text.split("\n") if len(line) >= 20]
         self.pdf_width = median(widths) if widths else 0
+        # Hyphenated compounds the book prints whole: a word broken after one keeps it.
+        self.compounds = book_compounds(u.text for u in units if u.kind == "pdf_page")
         self._mark_offsets: dict[int, list[int]] = {}
 
     def render(self, part: list[_Piece], nest: _Nesting) -> list[str]:
@@ -782,7 +785,7 @@ class _View:
         if nest.drops(p):
             lines = _drop_title_lines(lines, nest.title_key)
         if unit.kind == "pdf_page":
-            paragraphs = _pdf_paragraphs(lines, self.pdf_width)
+            paragraphs = _pdf_paragraphs(lines, self.pdf_width, self.compounds)
         elif unit.kind == "epub_chapter":
             paragraphs = _line_paragraphs(lines)
         else:
@@ -892,7 +895,8 @@ def _drop_title_lines(lines: list[str], key: str, markdown: bool = False) -> lis
     return lines
 
 
-def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
+def _pdf_paragraphs(lines: list[str], width: float,
+                    compounds: AbstractSet[str] = frozenset()) -> list[list[str]]:
     """A PDF page's lines as paragraphs.
 
     A full-width line runs on into the next (wrapped prose: joined, end-of-line hyphenation
@@ -924,8 +928,9 @@ def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
         heading_like = short and last[-1:] in ".!?:" and line[-1] not in ".!?:;,)" and (
             line[0].isupper() or line[0].isdigit())
         if cur and prev_full and not _BULLET_START.match(line) and not heading_like:
-            if _HYPHEN_END.search(last[-2:]) and line[0].islower():
-                cur[-1] = last[:-1] + line
+            how = line_hyphen(last, line, compounds)
+            if how is not None:
+                cur[-1] = (last[:-1] if how == "drop" else last) + line
             elif (last[-1] >= "\u2e80" or line[0] >= "\u2e80") and (
                     _unspaced(last[-1]) or _unspaced(line[0])):
                 cur[-1] = last + line

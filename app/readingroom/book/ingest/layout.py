@@ -80,6 +80,8 @@ class PageText:
     """Piece index → the label of the footnote that piece is."""
     unmapped: int = 0
     """Glyphs without Unicode read as word breaks."""
+    columns: bool = False
+    """Paragraphs stand side by side: the page is set in columns."""
 
 
 def join_blocks(blocks: list[tuple[Box, list[str]]], *, reordered: bool = False) -> PageText:

@@ -64,6 +64,7 @@ from ..model import Block, FurnitureSpan, SourceDocument, SourceUnit, TocEntry
 from ..text import is_cjk, normalise, normalise_with_offsets
 from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
 from .pdf_blocks import (
+    book_compounds,
     emphasis_runs,
     font_headings,
     heading_levels,
@@ -264,6 +265,7 @@ def _read_document(
                 extracted.levels or [],
                 extracted.notes,
                 {extracted.pieces[n][0]: label for n, label in extracted.footnotes.items()},
+                extracted.columns,
             )
         if extracted.notes:
             notes[index] = [(s, e, "note_ref") for s, e, _label in extracted.notes]
@@ -477,6 +479,8 @@ class _Layout:
     """Note markers ``(start, end, label)`` of the page."""
     footnotes: dict[int, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     """Raw start of a footnote block → the labels of its footnotes."""
+    columns: bool = False
+    """The page is set in columns."""
 
 
 def _with_blocks(
@@ -509,6 +513,8 @@ def _with_blocks(
     def md_label(index: int, label: str) -> str:
         return f"{label}.p{index}" if qualify else label
 
+    measure = _measure(units, layouts)
+    compounds = book_compounds(u.text for u in units)
     out = []
     for unit in units:
         layout = layouts.get(unit.index)
@@ -524,11 +530,26 @@ def _with_blocks(
         blocks = page_blocks(unit.text, layout.spans, layout.emphasis, unit.furniture,
                              headings.get(unit.index), contents=unit.role == "contents",
                              kinds=layout.levels, notes=notes, footnotes=footnotes,
-                             heading_ends=(ends or {}).get(unit.index))
+                             heading_ends=(ends or {}).get(unit.index),
+                             measure=None if layout.columns else measure,
+                             compounds=compounds)
         if tables and tables.get(unit.index):
             blocks = merge_tables(blocks, tables[unit.index])
         out.append(dataclasses.replace(unit, blocks=blocks) if blocks else unit)
     return out
+
+
+def _measure(units: list[SourceUnit], layouts: dict[int, _Layout]) -> int | None:
+    """The book's prose line length in characters: the median, over pages set in one column,
+    of the longest line of each block of three or more lines; None without such blocks."""
+    widths = []
+    for index, layout in layouts.items():
+        if layout.columns:
+            continue
+        text = units[index].text
+        widths += [max(len(line) for line in text[s:e].split("\n")) for s, e in layout.spans
+                   if text.count("\n", s, e) >= 2]
+    return int(statistics.median(widths)) if widths else None
 
 
 def _layout_toc(
@@ -1194,6 +1215,7 @@ def _page_text(
     pairs = [(b, cleaned[id(b)]) for b in ordered]
     result = join_blocks(pairs, reordered=reordered)
     result.unmapped = unmapped
+    result.columns = _in_columns([b for b in ordered if len(cleaned[id(b)]) >= 3])
     kept = [b for b, lines in pairs if lines]
     result.emphasis = [
         place_emphasis(result.text[s:e], runs[numbers[id(b)]]) if matched else []
@@ -1210,6 +1232,17 @@ def _page_text(
                 if label in labels or label[0] in SYMBOL_MARKERS:
                     result.notes.append((s + a, s + z, label))
     return result
+
+
+def _in_columns(paragraphs: Sequence[Box]) -> bool:
+    """Whether two paragraphs stand side by side (their heights overlap, their widths not)."""
+    for n, a in enumerate(paragraphs):
+        for b in paragraphs[n + 1:]:
+            overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+            if overlap > 0.5 * min(a.y1 - a.y0, b.y1 - b.y0) and (
+                    a.x1 <= b.x0 or b.x1 <= a.x0):
+                return True
+    return False
 
 
 def _footnotes_last(

@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set as AbstractSet
 from itertools import pairwise
 
 from ..model import Block, FurnitureSpan
@@ -32,7 +32,9 @@ __all__ = [
     "Emphasis",
     "emphasis_runs",
     "font_headings",
+    "book_compounds",
     "heading_levels",
+    "line_hyphen",
     "page_blocks",
     "place_emphasis",
 ]
@@ -188,22 +190,66 @@ def _guard_line(text: str) -> str:
     return f"{lead}\\{text[len(lead):]}"
 
 
-def _joiner(prev: str, nxt: str) -> tuple[str, int]:
+_BROKEN_WORD = re.compile(r"([^\W\d_]+)([-\u2010\u00ad])$")
+_WORD_START = re.compile(r"[^\W\d_]+")
+_COMPOUND_WORD = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)+")
+
+
+def book_compounds(texts: Iterable[str]) -> frozenset[str]:
+    """The hyphenated compounds a book prints whole on one line (casefolded), e.g.
+    ``single-document``: the dictionary :func:`line_hyphen` asks."""
+    found: set[str] = set()
+    for text in texts:
+        if "-" not in text and "\u2010" not in text:
+            continue
+        for match in _COMPOUND_WORD.finditer(text):
+            found.add(match.group().replace("\u2010", "-").casefold())
+    return frozenset(found)
+
+
+def line_hyphen(prev: str, nxt: str, compounds: AbstractSet[str] = frozenset()) -> str | None:
+    """How a line ending in a hyphen after a letter joins the next line beginning with a
+    letter: ``"drop"`` (a word hyphenated at the line end: ``exam-⏎ple``, ``LO-⏎CATION``),
+    ``"keep"`` (a compound: ``Schwarz-⏎Weiß``, or one the book prints whole elsewhere:
+    ``single-⏎document``), or None (no such break). The word's case decides where the book
+    does not: a break continues the case it was broken in; a capital after lower case begins
+    the second word of a compound.
+
+    One rule for every PDF view (Markdown blocks and raw-text paragraphs).
+    """
+    left = _BROKEN_WORD.search(prev)
+    right = _WORD_START.match(nxt)
+    if left is None or right is None:
+        return None
+    a, b = left.group(1), right.group()
+    if left.group(2) == "\u00ad":
+        return "drop"  # a soft hyphen marks a break, never a compound
+    if f"{a}-{b}".casefold() in compounds:
+        return "keep"
+    if b[0].isupper() and not (a.isupper() and (b.isupper() or len(b) == 1)):
+        return "keep"
+    return "drop"
+
+
+def _joiner(prev: str, nxt: str,
+            compounds: AbstractSet[str] = frozenset()) -> tuple[str, int]:
     """How two lines join: (text between them, characters to drop from the end of ``prev``)."""
-    if len(prev) >= 2 and prev[-1] in "-\u2010" and prev[-2].isalpha() and nxt[:1].isalpha():
-        return ("", 1) if nxt[0].islower() else ("", 0)
+    how = line_hyphen(prev, nxt, compounds)
+    if how is not None:
+        return ("", 1) if how == "drop" else ("", 0)
     return " ", 0
 
 
 def _render(raw: str, emphasis: Sequence[Emphasis], lines_mode: bool,
-            paragraph_width: int) -> str:
+            paragraph_width: int, compounds: AbstractSet[str] = frozenset()) -> str:
     """The block's Markdown from its raw lines and emphasis."""
     if not emphasis:
         # The common case: escape once, no offsets to keep.
         plain = _escape(raw).split("\n")
         if len(plain) == 1 and raw.lstrip()[:1] not in _BULLET_CHARS:
             return _guard_line(plain[0]).strip()
-        return _join(raw.split("\n"), plain, [False] * len(plain), lines_mode, paragraph_width)
+        return _join(raw.split("\n"), plain, [False] * len(plain), lines_mode, paragraph_width,
+                     compounds)
     lines = raw.split("\n")
     starts = []
     pos = 0
@@ -221,11 +267,11 @@ def _render(raw: str, emphasis: Sequence[Emphasis], lines_mode: bool,
             if s < start + len(lines[k]) + 1 and e > start + len(lines[k]):
                 inside[k] = True  # emphasis runs over this line's end: no paragraph break
     styled = [_styled(line, starts[k], marks) for k, line in enumerate(lines)]
-    return _join(lines, styled, inside, lines_mode, paragraph_width)
+    return _join(lines, styled, inside, lines_mode, paragraph_width, compounds)
 
 
 def _join(lines: list[str], styled: list[str], inside: list[bool], lines_mode: bool,
-          paragraph_width: int) -> str:
+          paragraph_width: int, compounds: AbstractSet[str] = frozenset()) -> str:
     """Raw lines (``lines``, rendered as ``styled``) joined into paragraphs or hard breaks."""
     out: list[str] = []
     for k, line in enumerate(lines):
@@ -251,7 +297,7 @@ def _join(lines: list[str], styled: list[str], inside: list[bool], lines_mode: b
         if ends_paragraph:
             out.append("\n\n" + _guard_line(text))
             continue
-        between, drop = _joiner(prev, line.lstrip())
+        between, drop = _joiner(prev, line.lstrip(), compounds)
         if drop and out and out[-1].endswith(("-", "\u2010")):
             out[-1] = out[-1][:-1]
         out.append(between + text.lstrip())
@@ -286,6 +332,8 @@ def page_blocks(
     notes: dict[int, tuple[int, str]] | None = None,
     footnotes: dict[int, tuple[str, ...]] | None = None,
     heading_ends: dict[int, int] | None = None,
+    measure: int | None = None,
+    compounds: AbstractSet[str] = frozenset(),
 ) -> tuple[Block, ...]:
     """A page's Markdown blocks in reading order.
 
@@ -307,6 +355,11 @@ def page_blocks(
             ``[^label]: text``.
         heading_ends: raw offset of a heading → where its text ends, when known: the rest
             of its block is a paragraph of its own.
+        measure: the book's prose line length (characters), for a page set in one column:
+            a page of short lines (verse, aphorisms, a list) has no prose of its own to
+            measure them by.
+        compounds: the hyphenated compounds the book prints whole (:func:`book_compounds`),
+            for words broken at a line end (:func:`line_hyphen`).
     """
     hidden = [(s, e) for s, e, kind in furniture if kind in _HIDDEN]
     numbered = [(s, e) for s, e, kind in furniture if kind == "line_number"]
@@ -314,6 +367,8 @@ def page_blocks(
     widths = [max(len(line) for line in text[s:e].split("\n")) for s, e in pieces
               if text.count("\n", s, e) >= 2]
     width = int(statistics.median(widths)) if widths else 80
+    if measure:
+        width = max(width, measure)
     pieces, emphasis, kinds = _split_at_headings(text, pieces, emphasis, kinds, headings,
                                                  heading_ends or {})
     blocks: list[Block] = []
@@ -361,8 +416,8 @@ def page_blocks(
         lines = raw.split("\n")
         verse = any(s < end and e > start for s, e in numbered) or (
             len(lines) >= 2 and width >= 40 and max(len(x) for x in lines) < 0.6 * width
-        )
-        markdown = _render(raw, marks, verse, width)
+        ) or _short_lines(lines, width)
+        markdown = _render(raw, marks, verse, width, compounds)
         if refs:
             markdown = _note_refs(markdown, [label for _at, _z, label in refs])
         if markdown:
@@ -427,6 +482,16 @@ def _note_refs(markdown: str, labels: Sequence[str]) -> str:
     """The held note markers of a rendered block as footnote references, in order."""
     queue = iter(labels)
     return _NOTE_RUN.sub(lambda m: f"[^{_note_label(next(queue, 'note'))}]", markdown)
+
+
+def _short_lines(lines: Sequence[str], width: int) -> bool:
+    """Whether a block's lines are lines of their own (an aphorism, a verse or a list item per
+    line), not wrapped prose: three or more lines, most of them (the last aside) well short of
+    the text width, where wrapped prose fills it."""
+    body = [line for line in lines[:-1] if line.strip()]
+    if len(lines) < 3 or width < 40 or not body:
+        return False
+    return sum(1 for line in body if len(line.strip()) < 0.75 * width) >= 0.6 * len(body)
 
 
 def _kept_lines(text: str, start: int, end: int,

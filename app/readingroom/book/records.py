@@ -49,10 +49,11 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from statistics import median
+from typing import Any
 
 from .furniture import spans_within
 from .ingest.pdf_blocks import book_compounds, line_hyphen
-from .model import Record, SourceDocument, SourceUnit, TocEntry
+from .model import Record, SourceDocument, SourceUnit, TextSource, TocEntry
 from .text import is_cjk, strip_controls
 
 __all__ = ["COVERAGE_FLOOR", "MAX_RECORD_CHARS", "NO_TEXT_LAYER", "BookText", "build_book_text"]
@@ -621,6 +622,7 @@ def build_book_text(doc: SourceDocument) -> BookText:
                 md_end = len(lines) - 1 if lines and not lines[-1] else len(lines)
                 md_start = md_end = max(1, md_end)
             text, furniture = _record_text(units, start, end)
+            source, ocr = _text_source(units, start, end)
             records.append(
                 Record(
                     record_id=rid,
@@ -635,10 +637,33 @@ def build_book_text(doc: SourceDocument) -> BookText:
                     md_line_end=md_end,
                     role="contents" if sec.role == "contents" else "body",
                     furniture=furniture,
+                    text_source=source,
+                    ocr=ocr,
                 )
             )
     markdown = "\n".join(lines).rstrip("\n") + "\n"
     return BookText(records, markdown, sorted(pieces.fallback), len(sections))
+
+
+def _text_source(units: Sequence[SourceUnit], start: tuple[int, int],
+                 end: tuple[int, int]) -> tuple[TextSource, dict[str, Any] | None]:
+    """Where a record's text comes from, and for OCR text what read it: the engine label of
+    its OCR'd pages, the pages, and their mean word confidence weighted by words."""
+    spanned = [units[u] for u, _a, _b in _slices(units, start, end)]
+    read = [u for u in spanned if u.text_source == "ocr" and u.ocr]
+    if not read:
+        return "file", None
+    own = [u for u in spanned if u.text.strip() and u.text_source != "ocr"]
+    first = read[0].ocr or {}
+    weights = [(u.ocr.get("mean_word_confidence"), u.ocr.get("words") or 0) for u in read
+               if u.ocr]
+    known = [(c, w) for c, w in weights if c is not None]
+    words = sum(w for _c, w in known)
+    mean = round(sum(c * w for c, w in known) / words, 1) if words else None
+    summary = {key: first[key] for key in ("engine", "engine_version", "engine_build",
+                                           "language") if key in first}
+    summary.update(pages=[u.index for u in read], mean_word_confidence=mean)
+    return ("mixed" if own else "ocr"), summary
 
 
 def _record_text(units: Sequence[SourceUnit], start: tuple[int, int],

@@ -57,10 +57,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.errors import Code, CoreError
 from ..model import Block, FurnitureSpan, SourceDocument, SourceUnit, TocEntry
+from ..ocr import OcrPlan
 from ..text import is_cjk, normalise, normalise_with_offsets
 from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
 from .pdf_blocks import (
@@ -76,6 +77,9 @@ from .pdf_headings import heading_depth, looks_fused, numbered_bold_lines, space
 from .pdf_notes import SYMBOL_MARKERS, body_line_height, footnote_label, note_markers, sup_runs
 from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
 from .pdf_tables import TableBudget, looks_tabular, merge_tables, page_tables
+
+if TYPE_CHECKING:
+    from ..ocr import OcrSession
 
 __all__ = ["IMAGE_ONLY_REMEDIATION", "read_pdf"]
 
@@ -122,6 +126,7 @@ def read_pdf(
     *,
     progress: Callable[[int, int], None] | None = None,
     allow_image_only: bool = False,
+    ocr: OcrPlan | None = None,
 ) -> SourceDocument:
     """Read a PDF into one unit per page, in reading order, with its outline.
 
@@ -130,6 +135,8 @@ def read_pdf(
         progress: called with ``(pages done, total pages)`` after each page.
         allow_image_only: register a book with no text layer at all (for rendering only)
             instead of refusing it.
+        ocr: read pages without a text layer (or every page) by OCR (:mod:`..ocr`); their
+            units say ``text_source: ocr`` and carry the engine's label and figures.
 
     Raises:
         CoreError: ENCRYPTED_SOURCE (a password is needed), CORRUPT_SOURCE (cannot be opened
@@ -139,7 +146,13 @@ def read_pdf(
     pymupdf = _pymupdf()
     doc = _open(pymupdf, path)
     try:
-        return _read_document(pymupdf, doc, path, progress, allow_image_only)
+        if ocr is None:
+            return _read_document(pymupdf, doc, path, progress, allow_image_only, None)
+        from ..ocr import OcrSession
+
+        with OcrSession(path, ocr.engine, ocr.options) as session:
+            return _read_document(pymupdf, doc, path, progress, allow_image_only,
+                                  (ocr, session))
     finally:
         doc.close()
 
@@ -187,6 +200,7 @@ def _read_document(
     path: Path,
     progress: Callable[[int, int], None] | None,
     allow_image_only: bool,
+    ocr: tuple[OcrPlan, OcrSession] | None,
 ) -> SourceDocument:
     total = doc.page_count
     warnings: list[str] = []
@@ -212,6 +226,8 @@ def _read_document(
     tables_unsearched: list[int] = []  # grid-like pages left unsearched: the budget was spent
     notes: dict[int, list[FurnitureSpan]] = {}  # note markers (see .pdf_notes)
     unmapped: dict[int, int] = {}  # page → glyphs without Unicode read as word breaks
+    ocr_read: dict[int, dict[str, Any]] = {}  # page → what OCR says about the page it read
+    ocr_failed: dict[int, str] = {}  # page → why OCR could not read it
     for index in range(total):
         label: str | None = None
         try:
@@ -221,6 +237,11 @@ def _read_document(
             read_at = time.perf_counter()
             extracted = _extract_page(page, flags)
             budget.earn(read_at)
+            if ocr is not None and (ocr[0].options.mode == "all" or not extracted.text.strip()):
+                try:
+                    extracted = _ocr_page(page, extracted, ocr, ocr_read, ocr_failed)
+                except Exception as exc:  # OCR failing on a page must not sink the book
+                    ocr_failed[index] = f"OCR failed: {type(exc).__name__}"
             if extracted.emphasis is not None:
                 if budget.left <= 0 and looks_tabular(extracted.text, extracted.pieces):
                     tables_unsearched.append(index)
@@ -253,6 +274,10 @@ def _read_document(
                 label=label,
                 has_text_layer=has_text,
                 writing_mode="vertical" if extracted.vertical else "horizontal",
+                text_source="ocr" if index in ocr_read else "file",
+                ocr=ocr_read.get(index) or (
+                    {"status": "failed", "reason": ocr_failed[index]}
+                    if index in ocr_failed else None),
             )
         )
         if index in pending or index - 1 in pending:  # an anchor may fall a page early
@@ -274,6 +299,20 @@ def _read_document(
         if progress is not None:
             progress(index + 1, total)
 
+    if ocr_read:
+        plan = ocr[0] if ocr is not None else None
+        confidences = [r["mean_word_confidence"] for r in ocr_read.values()
+                       if r.get("mean_word_confidence") is not None]
+        warnings.append(
+            f"{len(ocr_read)} pages were read by OCR ({_page_list(sorted(ocr_read))}), "
+            f"language {plan.options.language if plan else '?'}"
+            + (f", mean word confidence {sum(confidences) / len(confidences):.0f}"
+               if confidences else "")
+            + ": their text is machine-read, not the publisher's (text_source: ocr).")
+    if ocr_failed:
+        shown = "; ".join(f"index {i}: {why}" for i, why in sorted(ocr_failed.items())[:5])
+        warnings.append(f"OCR could not read {len(ocr_failed)} pages; they stay image-only "
+                        f"({shown}).")
     if len(no_text) == total:
         if failed:
             raise CoreError(
@@ -1160,6 +1199,32 @@ def _clean_text(text: str) -> str:
 
 def _clean_lines(text: str) -> list[str]:
     return [line for line in _clean_text(text).split("\n") if line.strip()]
+
+
+def _ocr_page(page: Any, extracted: PageText, ocr: tuple[OcrPlan, OcrSession],
+              done: dict[int, dict[str, Any]], failed: dict[int, str]) -> PageText:
+    """The page read by OCR (its text replaces ``extracted``), or ``extracted`` with the
+    reason OCR could not read it."""
+    plan, session = ocr
+    read = session.read(page)
+    if read.failure is None and not any(str(b[4]).strip() for b in read.blocks):
+        read.failure = "no text was recognised"
+    if read.failure is not None:
+        failed[page.number] = read.failure
+        return extracted
+    text = _page_text(read.blocks, float(page.rect.width), float(page.rect.height), None,
+                      lambda: read.dict or {"blocks": []})
+    if not text.text.strip():
+        failed[page.number] = "no text was recognised"
+        return extracted
+    done[page.number] = {
+        **plan.engine.label(plan.options.language), "dpi": read.dpi,
+        "seconds": read.seconds, "words": read.words,
+        "mean_word_confidence": read.confidence,
+        **({"confidence_note": read.confidence_note} if read.confidence_note else {}),
+        "replaced_text_layer": bool(extracted.text.strip()),
+    }
+    return text
 
 
 def _extract_page(page: Any, flags: int) -> PageText:

@@ -415,8 +415,9 @@ def page_blocks(
             raw = _mark_notes(raw, start, refs)
         lines = raw.split("\n")
         verse = any(s < end and e > start for s, e in numbered) or (
-            len(lines) >= 2 and width >= 40 and max(len(x) for x in lines) < 0.6 * width
-        ) or _short_lines(lines, width)
+            not any(line.strip()[:1] in _BULLET_CHARS for line in lines) and (
+                (len(lines) >= 2 and width >= 40 and max(len(x) for x in lines) < 0.6 * width)
+                or _short_lines(lines, width)))
         markdown = _render(raw, marks, verse, width, compounds)
         if refs:
             markdown = _note_refs(markdown, [label for _at, _z, label in refs])

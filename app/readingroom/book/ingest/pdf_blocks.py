@@ -217,7 +217,9 @@ def line_hyphen(prev: str, nxt: str, compounds: AbstractSet[str] = frozenset()) 
 
     One rule for every PDF view (Markdown blocks and raw-text paragraphs).
     """
-    left = _BROKEN_WORD.search(prev)
+    if not prev or prev[-1] not in "-\u2010\u00ad" or not nxt[:1].isalpha():
+        return None
+    left = _BROKEN_WORD.search(prev, max(0, len(prev) - 64))
     right = _WORD_START.match(nxt)
     if left is None or right is None:
         return None

@@ -181,7 +181,7 @@ def test_search_and_locate_agree_on_text_next_to_an_unmapped_glyph(service):
     assert search_ids(service, "unmapped-glyphs", '"measured value was"')
 
 
-# --- §2 outline entries at their destinations ------------------------------------------------------
+# --- §2 outline entries at their destinations -------------------------------------------------
 
 
 def test_outline_entries_start_at_their_destinations_under_the_printed_headings(service):

@@ -76,8 +76,8 @@ class PageText:
     """Per piece, MuPDF's heading level for it (1-3 from its type size; 0: a paragraph)."""
     notes: list[tuple[int, int, str]] = field(default_factory=list)
     """Note markers ``(start, end, label)`` in ``text`` (see :mod:`.pdf_notes`)."""
-    footnotes: dict[int, str] = field(default_factory=dict)
-    """Piece index → the label of the footnote that piece is."""
+    footnotes: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    """Piece index → the labels of the footnotes that piece holds."""
     unmapped: int = 0
     """Glyphs without Unicode read as word breaks."""
     columns: bool = False

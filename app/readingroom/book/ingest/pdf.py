@@ -73,9 +73,9 @@ from .pdf_blocks import (
     place_emphasis,
 )
 from .pdf_contents import ContentsJudge
+from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
 from .pdf_headings import heading_depth, looks_fused, numbered_bold_lines, spaced_text
 from .pdf_notes import SYMBOL_MARKERS, body_line_height, footnote_label, note_markers, sup_runs
-from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
 from .pdf_tables import TableBudget, looks_tabular, merge_tables, page_tables
 
 if TYPE_CHECKING:
@@ -610,11 +610,11 @@ def _layout_toc(
         text = texts[index]
         for start, end, depth in numbered_bold_lines(text, lay.spans, lay.emphasis):
             found[(index, start)] = (end, depth, 0, _piece_height(lay, text, start))
-        for start, level in by_size.get(index, {}).items():
+        for start, size_level in by_size.get(index, {}).items():
             if (index, start) not in found:
                 line_end = text.find("\n", start)
                 end = len(text) if line_end < 0 else line_end
-                found[(index, start)] = (end, heading_depth(text[start:end]), level,
+                found[(index, start)] = (end, heading_depth(text[start:end]), size_level,
                                          _piece_height(lay, text, start))
     # Numbered headings take their depth; unnumbered ones MuPDF's level, except that type
     # larger than the numbered sections' (a paper's title) ranks above them.
@@ -624,12 +624,12 @@ def _layout_toc(
                     if d is None and tops and h > 1.15 * top})
     toc: list[TocEntry] = []
     ends: dict[int, dict[int, int]] = {}
-    for (index, start), (end, depth, mupdf, height) in sorted(found.items()):
+    for (index, start), (end, numbered, mupdf, height) in sorted(found.items()):
         unit = units[index]
         if _in_furniture(start, unit.furniture):
             continue
-        if depth is not None:
-            level = depth + len(above)
+        if numbered is not None:
+            level = numbered + len(above)
         elif not tops:
             level = mupdf
         elif mupdf in above and height > 1.15 * top:
@@ -973,8 +973,8 @@ def _place_entry(
         offset = _with_section_number(page, chosen, floor, furniture)
         title = None
         if offset < chosen and not _SECTION_PREFIX.match(item.title):
-            number = " ".join(page.text[offset:chosen].split())
-            title = f"{number} {item.title}"
+            printed = " ".join(page.text[offset:chosen].split())
+            title = f"{printed} {item.title}"
         return _Placement(offset, True, title, unfurnish, found=True)
     lines = _lines_of(page)
     # A title ending a short line of its own ("See Introduction") stands where a heading

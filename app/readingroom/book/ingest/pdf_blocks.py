@@ -23,16 +23,17 @@ from __future__ import annotations
 import html
 import re
 import statistics
-from collections.abc import Iterable, Sequence, Set as AbstractSet
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import pairwise
 
 from ..model import Block, FurnitureSpan
 
 __all__ = [
     "Emphasis",
+    "book_compounds",
     "emphasis_runs",
     "font_headings",
-    "book_compounds",
     "heading_levels",
     "line_hyphen",
     "page_blocks",

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Sequence
+from itertools import pairwise
 
 __all__ = ["heading_depth", "looks_fused", "numbered_bold_lines", "spaced_text"]
 
@@ -84,7 +85,7 @@ def spaced_text(chars: Sequence[tuple[float, float, str, float]]) -> str:
     """A line's text from its glyphs ``(x0, x1, character, size)`` in order, with a space
     wherever the gap to the next glyph is a word space (see the module docstring); spaces
     the glyphs already have are kept, and never doubled."""
-    gaps = [b[0] - a[1] for a, b in zip(chars, chars[1:], strict=False)
+    gaps = [b[0] - a[1] for a, b in pairwise(chars)
             if not a[2].isspace() and not b[2].isspace()]
     usual = statistics.median([max(g, 0.0) for g in gaps] or [0.0])
     out: list[str] = []

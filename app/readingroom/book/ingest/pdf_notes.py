@@ -11,8 +11,8 @@ A marker counts only where it cannot be an exponent: a symbol (``* † ‡ § ¶
 at most three digits whose footnote is on the same page, followed by a space or punctuation
 (not ``x²+y²``) and not raised over a one-letter variable (``R³``). A footnote is a block in
 the lower half of the page, set in type smaller than the page's body, below the page's prose,
-that begins with a marker's label (plain or raised) followed by words. Footnotes are read after the body, in their order down the page, whatever
-order the content stream wrote them in.
+that begins with a marker's label (plain or raised) followed by words. Footnotes are read after
+the body, in their order down the page, whatever order the content stream wrote them in.
 """
 
 from __future__ import annotations

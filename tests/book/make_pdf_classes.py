@@ -20,6 +20,7 @@ line, so a test knows where every word lands.
   previous page's sentence.
 * :func:`paper_pdf` — a paper without an outline: numbered bold headings at body size.
 * :func:`short_lines_pdf` — a page of aphorisms and a page of verse, one per line.
+* :func:`stacked_entries_pdf` — two outline entries (a part, its first chapter) at one place.
 * :func:`hyphenation_pdf` — words broken at line ends: a compound, an upper-case word.
 """
 
@@ -44,6 +45,7 @@ __all__ = [
     "outline_dest_pdf",
     "paper_pdf",
     "short_lines_pdf",
+    "stacked_entries_pdf",
     "tables_pdf",
     "unmapped_glyphs_pdf",
 ]
@@ -423,6 +425,20 @@ def hyphenation_pdf(path: Path) -> Path:
         "CATION in capitals, as the old maps do, and every exam-",
         "ple in this book uses such a map of the old town and its streets and roads.",
     ])
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def stacked_entries_pdf(path: Path) -> Path:
+    """Two pages; the outline's "Part One" (not printed) and "1 Beginnings" (printed) both
+    point at the chapter heading of page 1."""
+    doc = pymupdf.open()
+    _lines(_page(doc), 100, ["A page of front matter comes before the first part of the book."])
+    page = _page(doc)
+    page.insert_text((_LEFT, 100), "1 Beginnings", fontsize=14, fontname="hebo")
+    _lines(page, 122, ["The first chapter begins with the river and the old mill by it."])
+    doc.set_toc([[1, "Part One", 2, _goto(1, 86)], [2, "1 Beginnings", 2, _goto(1, 86)]])
     doc.save(path)
     doc.close()
     return path

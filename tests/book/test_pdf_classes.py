@@ -205,6 +205,18 @@ def test_a_line_continuing_the_previous_pages_sentence_is_never_a_heading(servic
     assert hits[0]["heading_path"] == ["Using the Program"]
 
 
+def test_two_entries_at_one_place_make_no_empty_record(service):
+    records = loaded(service, "stacked-entries").records
+    assert all(r.text.strip() for r in records)
+    assert ("Part One", "1 Beginnings") in [r.heading_path for r in records]
+    md = book_md(service, "stacked-entries")
+    assert "## Part One" in md and "1 Beginnings" in md  # both headings are still shown
+    hits = service.search("stacked-entries", "Part One").items
+    assert ["Part One", "1 Beginnings"] in [h["heading_path"] for h in hits]
+    assert all(h["record_id"] in {r.record_id for r in records} for h in hits)
+    assert "outline titles differ" not in warnings(service, "stacked-entries")
+
+
 # --- §2 headings of papers without an outline ---------------------------------------------------
 
 

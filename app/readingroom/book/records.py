@@ -605,6 +605,8 @@ def build_book_text(doc: SourceDocument) -> BookText:
         if sec.title is not None:
             lines += [f"{'#' * depth} {_md_escape_heading(nest.numbered_title or sec.title)}",
                       ""]
+        if _stacked(units, sections, s_no):
+            continue  # a heading only, where the next section starts: no empty record
         parts = _parts(units, sec_pieces) or [[_Piece(sec.start[0], sec.start[1],
                                                      sec.start[1], "gap")]]
         for p_no, part in enumerate(parts, start=1):
@@ -664,6 +666,18 @@ def _text_source(units: Sequence[SourceUnit], start: tuple[int, int],
                                            "language") if key in first}
     summary.update(pages=[u.index for u in read], mean_word_confidence=mean)
     return ("mixed" if own else "ocr"), summary
+
+
+def _stacked(units: Sequence[SourceUnit], sections: list[_Section], s_no: int) -> bool:
+    """Whether PDF section ``s_no`` (1-based) is empty and the next one starts where it does
+    (two outline entries at one place): it is shown as a heading, with no record of its own
+    (search would match its heading alone and rank it above the text)."""
+    sec = sections[s_no - 1]
+    if s_no >= len(sections) or sec.start != sec.end:
+        return False
+    unit = units[sec.start[0]] if sec.start[0] < len(units) else None
+    return unit is not None and unit.kind == "pdf_page" and not _image_only(unit) and (
+        sections[s_no].start == sec.start)
 
 
 def _record_text(units: Sequence[SourceUnit], start: tuple[int, int],

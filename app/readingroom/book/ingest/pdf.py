@@ -846,10 +846,12 @@ def _resolve_entries(
         page = held.get(index, PageText("", []))
         spans = furniture.get(index, ())
         floor = 0
+        titles = {_squeeze(normalise(_strip_number(outline[n].title))) for n in numbers}
         for number in numbers:
             item = outline[number]
+            others = titles - {_squeeze(normalise(_strip_number(item.title)))}
             placed = _place_entry(item, page, floor, spans,
-                                  continues=index in (continues or ()))
+                                  continues=index in (continues or ()), others=others)
             where = index
             if not placed.found and index + 1 in held:
                 # The anchor fell on the page before the heading (LaTeX sets it before the
@@ -925,6 +927,7 @@ def _place_entry(
     furniture: tuple[FurnitureSpan, ...] = (),
     *,
     continues: bool = False,
+    others: set[str] | frozenset[str] = frozenset(),
 ) -> _Placement:
     """Where an outline entry starts on its page, and whether a printed heading is there.
 
@@ -936,8 +939,9 @@ def _place_entry(
        points at it.
     2. Else, at the destination (``/XYZ`` y): the first line there. A line that looks like
        a heading (short, bold or set large) is the printed heading, kept as the entry's
-       title; a line continuing the previous page's sentence is never one (the entry goes
-       to the first heading or paragraph after it).
+       title, unless it is the heading of another entry of the page (``others``, squeezed
+       folded titles); a line continuing the previous page's sentence is never one (the
+       entry goes to the first heading or paragraph after it).
     3. Else (no destination): the previous entry's place, or the top of the page.
 
     A section number printed before the heading ("1.2 Foo", "3" on the line above) belongs
@@ -1001,6 +1005,10 @@ def _place_entry(
     if _heading_line(page, first):
         offset = _with_section_number(page, first[0], floor, furniture)
         printed = " ".join(page.text[offset:first[1]].split())
+        if _squeeze(normalise(_strip_number(printed))) in others:
+            # Another entry's heading (a part and its first chapter point at one place):
+            # this entry starts there too, under its own title.
+            return _Placement(offset, False)
         return _Placement(offset, True, printed)
     return _Placement(first[0], False)
 

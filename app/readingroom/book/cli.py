@@ -171,6 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--replace", action="store_true", help="build a new version of an id")
     c.add_argument("--allow-image-only", action="store_true",
                    help="register a book without any text layer (render only)")
+    c.add_argument("--ocr", nargs="?", const="missing", choices=("missing", "all"),
+                   help="read PDF pages without a text layer by OCR (Tesseract, installed "
+                   "locally); --ocr all: every page")
+    c.add_argument("--ocr-lang", default="eng", metavar="LANGS",
+                   help="Tesseract languages for --ocr, e.g. jpn+eng (default eng)")
     _model_options(c, "embed every record with this model into the package")
 
     c = sub.add_parser("search", help="ranked records for a query")
@@ -320,6 +325,19 @@ def _semantic_config(args: argparse.Namespace) -> Any:
                           model=args.embeddings_model, key_name=args.embeddings_key_env)
 
 
+def _ocr_options(args: argparse.Namespace) -> Any:
+    if not args.ocr:
+        if args.ocr_lang != "eng":
+            raise CoreError(Code.INVALID_ARGUMENT, "--ocr-lang needs --ocr.",
+                            remediation="e.g. --ocr --ocr-lang jpn+eng")
+        return None
+    from .ocr import OcrOptions
+
+    return OcrOptions(mode=args.ocr, language=args.ocr_lang,
+                      on_page=lambda line: print(f"book-agent: {line}", file=sys.stderr,
+                                                 flush=True))
+
+
 def _reranker(args: argparse.Namespace) -> Any:
     if not args.rerank_url:
         return None
@@ -346,7 +364,8 @@ def _run(args: argparse.Namespace) -> Envelope:
     if cmd == "init":
         return service.init(args.source, book_id=args.book_id, title=args.title,
                             replace=args.replace, allow_image_only=args.allow_image_only,
-                            progress=_Progress(), semantic=_semantic_config(args))
+                            progress=_Progress(), semantic=_semantic_config(args),
+                            ocr=_ocr_options(args))
     if cmd == "search":
         if args.semantic_model or args.embeddings_url or args.rerank_url:
             service = BookService(service.registry.data_dir, semantic=_semantic_config(args),
@@ -424,6 +443,9 @@ def render_text(env: Envelope) -> str:
             out.append(f"      {h.get('snippet', '')}")
             if h.get("folds"):
                 out.append(f"      matched after folding: {', '.join(h['folds'])}")
+            if h.get("text_source"):
+                out.append(f"      text read by OCR ({h['text_source']}): machine-read, "
+                           "check the page image")
     elif op == "book_locate_source":
         out += _locate_text(env, data)
     elif op == "book_read_markdown" and data.get("status") == "ambiguous":
@@ -509,7 +531,8 @@ def _where(loc: dict[str, Any]) -> str:
 
 
 def _locate_text(env: Envelope, data: dict[str, Any]) -> list[str]:
-    out = [f"{data['status']}: {data['match_count']} match(es)"]
+    against = f" against {data['verified_against']}" if data.get("verified_against") else ""
+    out = [f"{data['status']}{against}: {data['match_count']} match(es)"]
     if data.get("folds"):
         out.append("  matched after folding: " + ", ".join(map(str, data["folds"])))
     for c in env.items:

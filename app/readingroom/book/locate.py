@@ -79,10 +79,16 @@ class Locator(BaseModel):
         default_factory=list, description="Page furniture inside the span that matching "
         "stepped over: {kind, text, unit_index} (running heads, folios, page breaks, note "
         "markers, line numbers).")
+    text_source: Literal["ocr", "mixed"] | None = Field(
+        None, description="Set when the span's text was read by OCR from page images "
+        "(mixed: partly): machine-read, not the publisher's text.")
+    ocr: dict[str, Any] | None = Field(
+        None, description="For OCR text: engine, engine_version, language, the OCR'd pages "
+        "and their mean word confidence (0-100).")
     checksum: str = Field(description="Integrity check over every other field.")
 
 
-_OPTIONAL = ("stepped_over", "page_label_inferred")
+_OPTIONAL = ("stepped_over", "page_label_inferred", "text_source", "ocr")
 """Fields added after locators were first issued: left out of the checksum when empty, so an
 older locator (which has none of them) keeps its checksum."""
 
@@ -341,6 +347,11 @@ class SourceText:
             "span_sha256": hashlib.sha256(_span_fold(raw).encode("utf-8")).hexdigest(),
             "stepped_over": self.stepped_over(start, end),
         }
+        read = [self.units[u] for u in range(u0, u1 + 1) if self.units[u].text_source == "ocr"]
+        if read:
+            own = any(self.units[u].text_source != "ocr" and self.units[u].text.strip()
+                      for u in range(u0, u1 + 1))
+            fields.update(text_source="mixed" if own else "ocr", ocr=_ocr_label(read))
         if first.kind == "pdf_page":
             fields.update(page_index=first.index, page_label=_label(first.label),
                           page_end_index=last.index, page_end_label=_label(last.label),
@@ -462,6 +473,19 @@ def strip_typed_ruby(text: str) -> str:
 
 def _word_char(ch: str) -> bool:
     return ch.isalnum() and not is_cjk(ch)
+
+
+def _ocr_label(units: Sequence[SourceUnit]) -> dict[str, Any]:
+    """What read the OCR'd units of a span: the engine label, the pages, and the mean word
+    confidence weighted by words."""
+    first = units[0].ocr or {}
+    known = [(u.ocr["mean_word_confidence"], u.ocr.get("words") or 0) for u in units
+             if u.ocr and u.ocr.get("mean_word_confidence") is not None]
+    words = sum(w for _c, w in known)
+    return {**{k: first[k] for k in ("engine", "engine_version", "language") if k in first},
+            "pages": [u.index for u in units],
+            "mean_word_confidence": round(sum(c * w for c, w in known) / words, 1)
+            if words else None}
 
 
 def _label(label: str | None) -> str | None:

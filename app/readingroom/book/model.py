@@ -8,13 +8,15 @@ images) that the Markdown builder may prefer *after* checking it covers the raw 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = ["Block", "FurnitureKind", "FurnitureSpan", "Link", "PageMark", "Reading", "Record",
-           "SourceDocument",
-           "SourceUnit", "TocEntry", "UnitKind", "UnitRole"]
+           "SourceDocument", "SourceUnit", "TextSource", "TocEntry", "UnitKind", "UnitRole"]
 
 UnitKind = Literal["pdf_page", "epub_chapter", "markdown_section"]
+TextSource = Literal["file", "ocr", "mixed"]
+"""Where text comes from: the file's own text, OCR of page images, or both (a record over
+pages of each)."""
 UnitRole = Literal["body", "contents", "index"]
 """``contents``: a printed contents page, an in-spine nav/NCX/目次 document, a landmarks or
 page-list document. ``index``: a back-of-book index (EPUB ``index`` vocabulary, or a chapter
@@ -64,7 +66,8 @@ class SourceUnit:
     """EPUB: the spine item's path inside the container (e.g. ``OEBPS/ch01.xhtml``).
     Markdown: the source file name."""
     has_text_layer: bool = True
-    """PDF: False when the page has no extractable text (scanned); it still renders."""
+    """PDF: False when the page has no text to read (scanned, and not read by OCR); it still
+    renders. A page read by OCR has text: ``text_source`` says so."""
     writing_mode: Literal["horizontal", "vertical"] = "horizontal"
     line_start: int | None = None
     """Markdown: first line (1-based) of the section in the source file."""
@@ -90,6 +93,12 @@ class SourceUnit:
     """EPUB index pages: the locator links of the index (see :data:`Link`)."""
     readings: tuple[Reading, ...] = ()
     """EPUB ruby: the readings (furigana) of ruby bases in ``text`` (see :data:`Reading`)."""
+    text_source: TextSource = "file"
+    """Where ``text`` comes from: ``file`` (the file's own text) or ``ocr`` (machine-read
+    from the page image; ``ocr`` says by what)."""
+    ocr: dict[str, Any] | None = None
+    """PDF: what OCR says about the page: engine, engine_version, language, dpi, seconds,
+    words, mean_word_confidence (0-100); or ``{"status": "failed", "reason": …}``."""
 
 
 @dataclass(frozen=True)
@@ -153,3 +162,8 @@ class Record:
     """Page furniture inside ``text`` (offsets into ``text``); search steps over it."""
     readings: tuple[Reading, ...] = ()
     """Ruby readings of bases inside ``text`` (offsets into ``text``); indexed for search."""
+    text_source: TextSource = "file"
+    """``ocr`` when all its text was read by OCR, ``mixed`` when some was."""
+    ocr: dict[str, Any] | None = None
+    """For OCR text: engine, engine_version, language, the OCR'd pages, and their mean word
+    confidence (weighted by words)."""

@@ -46,11 +46,14 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from statistics import median
+from typing import Any
 
 from .furniture import spans_within
-from .model import Record, SourceDocument, SourceUnit, TocEntry, UnitRole
+from .ingest.pdf_blocks import book_compounds, line_hyphen
+from .model import Record, SourceDocument, SourceUnit, TextSource, TocEntry, UnitRole
 from .text import is_cjk, strip_controls
 
 __all__ = ["COVERAGE_FLOOR", "MAX_RECORD_CHARS", "NO_TEXT_LAYER", "BookText", "build_book_text"]
@@ -85,7 +88,6 @@ _NUMBER_LINE = re.compile(rf"(?:^|\n)[ \t]*({_NUMBER})[ \t]*\n?[ \t]*$")
 _TITLE_NUMBER = re.compile(rf"^\s*({_NUMBER})(?:\s|$)")
 _LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|_{4,}")
 """A dot leader: a contents entry, never a line of wrapped prose."""
-_HYPHEN_END = re.compile(r"[^\W\d_][-\u2010\u00ad]$")
 _VERSE_LINE_CHARS = 60
 _CJK_CLOSE = frozenset("。！？」』")
 _SENTENCE_CLOSE = frozenset(".!?…\"”’'»)]。！？」』")
@@ -286,10 +288,13 @@ def _span_text(units: Sequence[SourceUnit], start: tuple[int, int], end: tuple[i
 
 def _tidy_end(units: Sequence[SourceUnit], start: tuple[int, int],
               end: tuple[int, int]) -> tuple[int, int]:
-    """An end at the very start of a later unit is the end of the unit before it."""
+    """An end at the very start of a later unit is the end of the unit before it (an
+    image-only page before it, which has no text, is kept in)."""
     u, c = end
     while c == 0 and u > start[0]:
         u -= 1
+        if _image_only(units[u]):
+            return u, 0
         c = len(units[u].text)
     return u, c
 
@@ -602,6 +607,8 @@ def build_book_text(doc: SourceDocument) -> BookText:
         if sec.title is not None:
             lines += [f"{'#' * depth} {_md_escape_heading(nest.numbered_title or sec.title)}",
                       ""]
+        if _stacked(units, sections, s_no):
+            continue  # a heading only, where the next section starts: no empty record
         parts = _parts(units, sec_pieces) or [[_Piece(sec.start[0], sec.start[1],
                                                      sec.start[1], "gap")]]
         for p_no, part in enumerate(parts, start=1):
@@ -619,6 +626,7 @@ def build_book_text(doc: SourceDocument) -> BookText:
                 md_end = len(lines) - 1 if lines and not lines[-1] else len(lines)
                 md_start = md_end = max(1, md_end)
             text, furniture, readings = _record_text(units, start, end)
+            source, ocr = _text_source(units, start, end)
             records.append(
                 Record(
                     record_id=rid,
@@ -634,6 +642,8 @@ def build_book_text(doc: SourceDocument) -> BookText:
                     role=_record_role(sec.role),
                     furniture=furniture,
                     readings=readings,
+                    text_source=source,
+                    ocr=ocr,
                 )
             )
     markdown = "\n".join(lines).rstrip("\n") + "\n"
@@ -644,6 +654,39 @@ def _record_role(role: str) -> UnitRole:
     if role == "contents":
         return "contents"
     return "index" if role == "index" else "body"
+
+
+def _text_source(units: Sequence[SourceUnit], start: tuple[int, int],
+                 end: tuple[int, int]) -> tuple[TextSource, dict[str, Any] | None]:
+    """Where a record's text comes from, and for OCR text what read it: the engine label of
+    its OCR'd pages, the pages, and their mean word confidence weighted by words."""
+    spanned = [units[u] for u, _a, _b in _slices(units, start, end)]
+    read = [u for u in spanned if u.text_source == "ocr" and u.ocr]
+    if not read:
+        return "file", None
+    own = [u for u in spanned if u.text.strip() and u.text_source != "ocr"]
+    first = read[0].ocr or {}
+    weights = [(u.ocr.get("mean_word_confidence"), u.ocr.get("words") or 0) for u in read
+               if u.ocr]
+    known = [(c, w) for c, w in weights if c is not None]
+    words = sum(w for _c, w in known)
+    mean = round(sum(c * w for c, w in known) / words, 1) if words else None
+    summary = {key: first[key] for key in ("engine", "engine_version", "engine_build",
+                                           "language") if key in first}
+    summary.update(pages=[u.index for u in read], mean_word_confidence=mean)
+    return ("mixed" if own else "ocr"), summary
+
+
+def _stacked(units: Sequence[SourceUnit], sections: list[_Section], s_no: int) -> bool:
+    """Whether PDF section ``s_no`` (1-based) is empty and the next one starts where it does
+    (two outline entries at one place): it is shown as a heading, with no record of its own
+    (search would match its heading alone and rank it above the text)."""
+    sec = sections[s_no - 1]
+    if s_no >= len(sections) or sec.start != sec.end:
+        return False
+    unit = units[sec.start[0]] if sec.start[0] < len(units) else None
+    return unit is not None and unit.kind == "pdf_page" and not _image_only(unit) and (
+        sections[s_no].start == sec.start)
 
 
 def _record_text(units: Sequence[SourceUnit], start: tuple[int, int],
@@ -745,6 +788,8 @@ class _View:
         widths = [len(line) for u in units if u.kind == "pdf_page"
                   for line in u.text.split("\n") if len(line) >= 20]
         self.pdf_width = median(widths) if widths else 0
+        # Hyphenated compounds the book prints whole: a word broken after one keeps it.
+        self.compounds = book_compounds(u.text for u in units if u.kind == "pdf_page")
         self._mark_offsets: dict[int, list[int]] = {}
 
     def render(self, part: list[_Piece], nest: _Nesting) -> list[str]:
@@ -805,7 +850,7 @@ class _View:
         if nest.drops(p):
             lines = _drop_title_lines(lines, nest.title_key)
         if unit.kind == "pdf_page":
-            paragraphs = _pdf_paragraphs(lines, self.pdf_width)
+            paragraphs = _pdf_paragraphs(lines, self.pdf_width, self.compounds)
         elif unit.kind == "epub_chapter":
             paragraphs = _line_paragraphs(lines)
         else:
@@ -915,7 +960,8 @@ def _drop_title_lines(lines: list[str], key: str, markdown: bool = False) -> lis
     return lines
 
 
-def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
+def _pdf_paragraphs(lines: list[str], width: float,
+                    compounds: AbstractSet[str] = frozenset()) -> list[list[str]]:
     """A PDF page's lines as paragraphs.
 
     A full-width line runs on into the next (wrapped prose: joined, end-of-line hyphenation
@@ -947,8 +993,9 @@ def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
         heading_like = short and last[-1:] in ".!?:" and line[-1] not in ".!?:;,)" and (
             line[0].isupper() or line[0].isdigit())
         if cur and prev_full and not _BULLET_START.match(line) and not heading_like:
-            if _HYPHEN_END.search(last[-2:]) and line[0].islower():
-                cur[-1] = last[:-1] + line
+            how = line_hyphen(last, line, compounds)
+            if how is not None:
+                cur[-1] = (last[:-1] if how == "drop" else last) + line
             elif (last[-1] >= "\u2e80" or line[0] >= "\u2e80") and (
                     _unspaced(last[-1]) or _unspaced(line[0])):
                 cur[-1] = last + line

@@ -39,6 +39,7 @@ from .paths import check_output_file, check_text, storable_name, unusable
 from .records import build_book_text
 
 if TYPE_CHECKING:  # the semantic modules load numpy; a lexical-only process never imports them
+    from .ocr import OcrOptions
     from .render import RenderedPage
     from .search.rerank import Reranker
     from .search.semantic import SemanticConfig, SemanticRuntime, VectorStore
@@ -249,11 +250,15 @@ class BookService:
         allow_image_only: bool = False,
         progress: Callable[[str, int, int], None] | None = None,
         semantic: SemanticConfig | None = None,
+        ocr: OcrOptions | None = None,
     ) -> Envelope:
         """Ingest a source file into a new package version and publish it atomically.
 
         With ``semantic``, every record is embedded with that model into the package
-        (``embeddings/``, with the model's identity in ``capabilities.semantic``).
+        (``embeddings/``, with the model's identity in ``capabilities.semantic``). With
+        ``ocr``, a PDF's pages without a text layer (or all) are read by Tesseract; when it
+        or its language data is missing, CAPABILITY_UNAVAILABLE says what to install and
+        nothing is built.
         """
         from .ingest import detect_format, ingest
 
@@ -267,6 +272,11 @@ class BookService:
             raise CoreError(Code.NOT_FOUND, f"No source file at {storable_name(str(src))}.",
                             remediation="Give the path of a PDF, EPUB or Markdown file.")
         check_text(title, "--title")
+        plan = None
+        if ocr is not None:
+            from .ocr import OcrPlan, find_engine
+
+            plan = OcrPlan(find_engine(ocr.language), ocr)
         # The package keeps the file's name in UTF-8 files: a non-UTF-8 name is stored mended.
         name = storable_name(src.name)
         book_id = check_book_id(book_id or book_id_from_name(name))
@@ -287,7 +297,8 @@ class BookService:
                                f"{exc.strerror or type(exc).__name__})") from None
             word = {"pdf": "pages", "epub": "chapters"}.get(detect_format(copy), "sections")
             step = (lambda done, total: progress(word, done, total)) if progress else None
-            doc = ingest(copy, progress=step, allow_image_only=allow_image_only)
+            doc = ingest(copy, progress=step, allow_image_only=allow_image_only,
+                         ocr=plan if plan is not None and detect_format(copy) == "pdf" else None)
             if title:
                 doc = dataclasses.replace(doc, title=title)
             book_text = build_book_text(doc)
@@ -341,6 +352,7 @@ class BookService:
     @staticmethod
     def _manifest(book_id, name, sha, size, doc: SourceDocument, book_text, stats) -> dict:
         no_text = [u.index for u in doc.units if not u.has_text_layer]
+        ocr_units = [u.index for u in doc.units if u.text_source == "ocr"]
         vertical = [u.index for u in doc.units if u.writing_mode == "vertical"]
         images = sorted({i for u in doc.units for i in u.images})
         return {
@@ -365,6 +377,7 @@ class BookService:
                 "vertical_units": vertical,
                 "markdown_fallback_units": book_text.markdown_fallback_units,
                 "lexical_engine": getattr(stats, "engine", None),
+                **({"ocr_units": ocr_units, "ocr": _ocr_summary(doc)} if ocr_units else {}),
             },
             "metadata": dict(doc.metadata),
             "warnings": list(doc.warnings),
@@ -582,6 +595,11 @@ class BookService:
                                      "search index is truncated or damaged)") from None
         data = result.model_dump(mode="json")
         hits = data.pop("hits")
+        for hit in hits:  # OCR text is marked as such (the index does not know it)
+            rec = loaded.by_id.get(hit["record_id"])
+            if rec is not None and rec.text_source != "file":
+                hit["text_source"] = rec.text_source
+                hit["ocr"] = rec.ocr
         env = self._env(
             "book_search", items=hits, data={**data, "book_id": book_id,
                                              "version": loaded.pkg.version,
@@ -644,6 +662,7 @@ class BookService:
             candidates = [dict(source.candidate(a, b), status="partial")
                           for a, b in partial[:MAX_CANDIDATES]]
         folds = source.match_folds(text, spans) if text is not None and spans else []
+        against = _ocr_verification(candidates)
         env = self._env("book_locate_source", items=candidates, data={
             "book_id": book_id, "version": loaded.pkg.version, "status": status,
             "match_count": len(spans), "partial_matches": len(partial),
@@ -652,8 +671,15 @@ class BookService:
                         "punctuation, special spaces, full-width forms, kanji variants, Arabic "
                         "and Hebrew marks, hyphenation, ligatures, CJK line joins)",
             "unit_range": list(unit_range) if unit_range else None,
+            **({"text_source": "ocr", "verified_against": against} if against else {}),
         }, result=ResultInfo(total=len(spans), returned=len(candidates),
                              has_more=len(spans) > len(candidates)))
+        if against and status != "not_found":
+            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                         f"{status.replace('_', ' ').capitalize()} against {against}: the text "
+                         "was machine-read from the page image, not the publisher's text.",
+                         hint="Check the quote on the page image (book_render_page) before "
+                              "citing it.")
         if status == "not_found" and partial:
             env.diagnose(Level.info, Code.ZERO_RESULT,
                          f"The passage occurs only as part of a longer word or number "
@@ -1033,6 +1059,40 @@ def _record_links(loaded: _Loaded, r: Record, start: int, end: int) -> list[dict
     return out
 
 
+def _ocr_summary(doc: SourceDocument) -> dict[str, Any]:
+    """The OCR engine label and mean word confidence of a document's OCR'd pages."""
+    read = [u.ocr for u in doc.units if u.text_source == "ocr" and u.ocr]
+    first = read[0] if read else {}
+    known = [(o["mean_word_confidence"], o.get("words") or 0) for o in read
+             if o.get("mean_word_confidence") is not None]
+    words = sum(w for _c, w in known)
+    return {**{k: first[k] for k in ("engine", "engine_version", "engine_build", "language",
+                                      "dpi") if k in first},
+            "mean_word_confidence": round(sum(c * w for c, w in known) / words, 1)
+            if words else None}
+
+
+def _ocr_verification(candidates: list[dict[str, Any]]) -> str | None:
+    """"OCR of page index 4 (tesseract 5.0.0, eng, mean word confidence 88)" when a located
+    passage lies on OCR text; None when it lies on the file's own text only."""
+    if not candidates:
+        return None
+    loc = candidates[0]["locator"]
+    ocr = loc.get("ocr")
+    if not ocr:
+        return None
+    pages = ocr.get("pages") or []
+    shown = (f"page index {pages[0]}" if len(pages) == 1 else
+             f"page indexes {', '.join(str(p) for p in pages)}")
+    engine = f"{ocr.get('engine', 'OCR')} {ocr.get('engine_version') or ''}".strip()
+    conf = ocr.get("mean_word_confidence")
+    details = ", ".join(x for x in (engine, ocr.get("language"),
+                                    f"mean word confidence {conf:.0f}" if conf is not None
+                                    else None) if x)
+    mixed = " and the file's text" if loc.get("text_source") == "mixed" else ""
+    return f"OCR of {shown}{mixed} ({details})"
+
+
 def _relation(r: Record, target: Record) -> str:
     if r is target:
         return "target"
@@ -1042,8 +1102,15 @@ def _relation(r: Record, target: Record) -> str:
 def _unit_span(units: list[SourceUnit], r: Record) -> dict[str, Any]:
     first, last = units[r.unit_start], units[r.unit_end]
     if first.kind == "pdf_page":
-        return {"page_index": first.index, "page_label": first.label,
-                "page_end_index": last.index, "page_end_label": last.label}
+        span: dict[str, Any] = {"page_index": first.index, "page_label": first.label,
+                                "page_end_index": last.index, "page_end_label": last.label}
+        blind = [u.index for u in units[r.unit_start:r.unit_end + 1]
+                 if not u.has_text_layer and not u.text.strip()]
+        if blind:  # an image-only page: its record has no text; the page is a picture
+            span["no_text_layer_pages"] = blind
+            span["hint"] = (f"Page index {blind[0]} has no text layer: look at it with "
+                            f"book_render_page (page_index {blind[0]}).")
+        return span
     if first.kind == "epub_chapter":
         return {"href": first.href, "href_end": last.href}
     return {"line_start": first.line_start, "line_end": last.line_end}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -117,6 +117,11 @@ class Hit(BaseModel):
     scores: dict[str, float] = Field(
         default_factory=dict,
         description="Score per stage: lexical (BM25), semantic (cosine), rrf, rerank.")
+    text_source: Literal["ocr", "mixed"] | None = Field(
+        None, description="Set when the record's text was read by OCR from page images "
+        "(mixed: partly): machine-read, not the publisher's text; `ocr` says by what and "
+        "with what mean word confidence.")
+    ocr: dict[str, Any] | None = None
 
 
 class SearchResult(BaseModel):

@@ -564,8 +564,11 @@ def test_httpx_loggers_are_quiet() -> None:
 
 def test_all_is_honest() -> None:
     assert sorted(http_module.__all__) == [
+        "ACCEPT_ENCODING",
         "HttpClient",
+        "INFLATE_RATIO_FLOOR",
         "MAX_BODY_BYTES",
+        "MAX_INFLATE_RATIO",
         "Politeness",
         "RateLimitedError",
         "Revealable",

@@ -13,6 +13,14 @@ upstream that never stops sending costs at most the cap in memory, never the who
 declared ``Content-Length`` above the cap is refused before any of the body is read. The body
 of a refused (non-2xx) answer is never read: nothing uses it.
 
+Content encodings are decoded here, not by httpx: the client asks for
+:data:`ACCEPT_ENCODING` (``gzip, deflate``), reads the raw stream and inflates one layer of
+either through a decompressor whose every step yields at most :data:`_DECODE_STEP` bytes, so
+the cap holds on the decoded size however small the compressed body. A stacked encoding
+(``gzip, gzip``) or one it did not ask for is refused before a byte is decoded (``API_ERROR``,
+reason ``unsupported_encoding``): httpx would inflate a stacked one with no output limit on the
+inner layer, and no upstream of the suite stacks them.
+
 Search terms travel in the query string and credentials in headers or the query string, so no
 message, detail or log line written here contains a query string, a header value or a response
 body: URLs are reported as ``scheme://host/path``. Where a caller must show the headers it sent
@@ -25,7 +33,8 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Iterable, Mapping
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -40,7 +49,10 @@ from .errors import Code, CoreError
 from .ledger import DEFAULT_SECRET_NAMES, redact
 
 __all__ = [
+    "ACCEPT_ENCODING",
+    "INFLATE_RATIO_FLOOR",
     "MAX_BODY_BYTES",
+    "MAX_INFLATE_RATIO",
     "SECRET_HEADER_NAMES",
     "HttpClient",
     "Politeness",
@@ -65,6 +77,24 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_BODY_BYTES = 20 * 1024 * 1024
 """The largest response body a client reads, in bytes (after content decoding); the same
 20 MiB that :mod:`readingroom.core.xmlsafe` parses at most."""
+
+ACCEPT_ENCODING = "gzip, deflate"
+"""The content codings every request accepts: those :class:`HttpClient` decodes within its cap.
+Named explicitly so that installing a brotli or zstd package (which httpx would then advertise)
+never makes an upstream send a coding this client refuses."""
+
+_DECODE_STEP = 64 * 1024
+"""The most one decompression step may produce: a bomb is stopped at the cap plus this."""
+MAX_INFLATE_RATIO = 100
+"""Past :data:`INFLATE_RATIO_FLOOR` decoded bytes, a compressed body may decode to at most this
+many times the bytes received (the rule Apache POI applies to ZIP entries): XML and JSON
+compress 5-20 times, a compression bomb about 1,000 times. Several concurrent bombs then cost
+a megabyte each instead of the cap each."""
+INFLATE_RATIO_FLOOR = 1024 * 1024
+"""Decoded bytes below which the ratio is not checked (small bodies compress unevenly)."""
+_IDENTITY = "identity"
+_GZIP = frozenset({"gzip", "x-gzip"})
+_DEFLATE = "deflate"
 
 SECRET_HEADER_NAMES: frozenset[str] = DEFAULT_SECRET_NAMES | frozenset(
     {
@@ -260,7 +290,9 @@ class HttpClient:
         self.max_body_bytes = max_body_bytes
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._hosts: dict[str, _HostState] = {}
-        self._headers: dict[str, HeaderValue] = {**(headers or {}), "User-Agent": user_agent}
+        self._headers: dict[str, HeaderValue] = {
+            "Accept-Encoding": ACCEPT_ENCODING, **(headers or {}), "User-Agent": user_agent,
+        }
         self._client_options: dict[str, Any] = {
             "timeout": httpx.Timeout(timeout),
             "transport": transport,
@@ -525,18 +557,36 @@ class HttpClient:
         return response
 
     async def _read_capped(self, response: httpx.Response) -> None:
-        """Read the body into ``response`` (as ``aread`` does), stopping at the cap."""
+        """Read and decode the body into ``response`` (as ``aread`` does), stopping at the cap.
+
+        The raw stream is read and decoded here, one bounded step at a time, so the cap
+        counts decoded bytes as they are produced, never after a whole chunk has inflated.
+        """
         cap = self.max_body_bytes
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
             raise _too_large(response, cap)
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
+        if hasattr(response, "_content"):
+            # Built in memory by the transport (httpx.MockTransport): nothing streams.
+            if len(response.content) > cap:
                 raise _too_large(response, cap)
-            chunks.append(chunk)
+            return
+        decoder = _decoder_for(response)
+        chunks: list[bytes] = []
+        size = received = 0
+        try:
+            async for raw in response.aiter_raw():
+                received += len(raw)
+                for piece in decoder.feed(raw):
+                    size += len(piece)
+                    if size > cap:
+                        raise _too_large(response, cap)
+                    if decoder.compressed and size > INFLATE_RATIO_FLOOR and (
+                            size > MAX_INFLATE_RATIO * received):
+                        raise _too_large(response, cap, inflated=(size, received))
+                    chunks.append(piece)
+        except zlib.error:
+            raise _undecodable(response) from None
         # httpx has no public capped read; this is what its own aread() stores.
         response._content = b"".join(chunks)
 
@@ -574,19 +624,127 @@ def _transport_error(request: httpx.Request, exc: httpx.RequestError) -> Upstrea
     )
 
 
-def _too_large(response: httpx.Response, cap: int) -> UpstreamBodyError:
-    """The typed error for a body past the cap (reading stopped there)."""
+def _too_large(
+    response: httpx.Response, cap: int, *, inflated: tuple[int, int] | None = None
+) -> UpstreamBodyError:
+    """The typed error for a body past the cap, or inflating past the ratio (reading stopped)."""
     url = response.request.url
-    return UpstreamBodyError(
-        f"{_safe_url(url)} answered HTTP {response.status_code} with a body larger than the "
-        f"{cap} bytes this server reads; reading stopped there.",
+    details: dict[str, Any] = {
+        "status": response.status_code,
+        "host": url.host,
+        "path": url.path,
+        "content_type": response.headers.get("content-type", "")[:100],
+        "reason": "too_large",
+        "max_bytes": cap,
+    }
+    if inflated is None:
+        message = (f"{_safe_url(url)} answered HTTP {response.status_code} with a body larger "
+                   f"than the {cap} bytes this server reads; reading stopped there.")
+    else:
+        decoded, received = inflated
+        details.update(decoded_bytes=decoded, received_bytes=received,
+                       max_inflate_ratio=MAX_INFLATE_RATIO)
+        message = (f"{_safe_url(url)} answered HTTP {response.status_code} with a compressed "
+                   f"body that inflates more than {MAX_INFLATE_RATIO} times ({received} bytes "
+                   f"received became over {decoded}): a compression bomb, not a document; "
+                   "reading stopped there.")
+    return UpstreamBodyError(message, details=details)
+
+
+class _Identity:
+    """The decoder of an unencoded body: bytes pass through."""
+
+    compressed = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        if data:
+            yield data
+
+
+class _Bounded:
+    """One layer of gzip or deflate, inflated in steps of at most :data:`_DECODE_STEP` bytes.
+
+    ``deflate`` is the zlib format by the standard, but some servers send raw deflate; as httpx
+    does, a first chunk that is not zlib is read as raw deflate. Data after the end of the
+    compressed stream is ignored, as httpx ignores it.
+    """
+
+    compressed = True
+
+    def __init__(self, wbits: int, *, raw_fallback: bool = False) -> None:
+        self._inflate = zlib.decompressobj(wbits)
+        self._fallback = raw_fallback
+        self._started = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        if not self._started and data:
+            self._started = True
+            if self._fallback:
+                try:
+                    zlib.decompressobj(zlib.MAX_WBITS).decompress(data[:_DECODE_STEP], 1)
+                except zlib.error:
+                    self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)
+        while data and not self._inflate.eof:
+            piece = self._inflate.decompress(data, _DECODE_STEP)
+            data = self._inflate.unconsumed_tail
+            if piece:
+                yield piece
+            elif not data:
+                break
+        # Output still held back when the last step filled its limit with input used up.
+        while not self._inflate.eof:
+            piece = self._inflate.decompress(b"", _DECODE_STEP)
+            if not piece:
+                break
+            yield piece
+
+
+def _codings(response: httpx.Response) -> list[str]:
+    """The content codings applied to the body, in the order applied (``identity`` left out)."""
+    values = response.headers.get_list("content-encoding", split_commas=True)
+    return [v.strip().lower() for v in values if v.strip() and v.strip().lower() != _IDENTITY]
+
+
+def _decoder_for(response: httpx.Response) -> _Identity | _Bounded:
+    """The bounded decoder of ``response``'s body; refuses what it must not decode."""
+    codings = _codings(response)
+    if not codings:
+        return _Identity()
+    if len(codings) == 1 and codings[0] in _GZIP:
+        return _Bounded(zlib.MAX_WBITS | 16)
+    if len(codings) == 1 and codings[0] == _DEFLATE:
+        return _Bounded(zlib.MAX_WBITS, raw_fallback=True)
+    url = response.request.url
+    shown = ", ".join(c[:20] for c in codings[:4]) + (", ..." if len(codings) > 4 else "")
+    why = (f"stacked content encodings ({shown})" if len(codings) > 1
+           else f"a content encoding it did not ask for ({shown})")
+    raise UpstreamBodyError(
+        f"{_safe_url(url)} answered HTTP {response.status_code} with {why}; this server decodes "
+        f"one layer of {ACCEPT_ENCODING} only, so nothing of the body was read.",
         details={
             "status": response.status_code,
             "host": url.host,
             "path": url.path,
-            "content_type": response.headers.get("content-type", ""),
-            "reason": "too_large",
-            "max_bytes": cap,
+            "content_type": response.headers.get("content-type", "")[:100],
+            "content_encoding": shown,
+            "reason": "unsupported_encoding",
+        },
+    )
+
+
+def _undecodable(response: httpx.Response) -> UpstreamBodyError:
+    """The typed error for a body that its declared encoding does not decode."""
+    url = response.request.url
+    encoding = ", ".join(_codings(response))[:60]
+    return UpstreamBodyError(
+        f"{_safe_url(url)} answered HTTP {response.status_code} with a body that is not valid "
+        f"{encoding} data, as its Content-Encoding says it is.",
+        details={
+            "status": response.status_code,
+            "host": url.host,
+            "path": url.path,
+            "content_encoding": encoding,
+            "reason": "bad_encoding",
         },
     )
 

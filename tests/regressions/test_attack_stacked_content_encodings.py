@@ -19,6 +19,7 @@ keep serving.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import sys
@@ -134,10 +135,8 @@ class BombUpstream(LoopbackServer):
         self.requests += 1
         head = ("HTTP/1.0 200 OK\r\nContent-Type: application/xml\r\n"
                 f"Content-Encoding: {self.encoding}\r\nContent-Length: {len(body)}\r\n\r\n")
-        try:
+        with contextlib.suppress(OSError):  # the client stopped reading: that is the point
             handler.wfile.write(head.encode("ascii") + body)
-        except OSError:
-            pass  # the client stopped reading: that is the point
 
 
 @pytest.fixture(scope="module")

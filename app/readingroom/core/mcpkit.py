@@ -19,7 +19,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
 import mcp.types as types
@@ -364,11 +364,18 @@ def configure_logging(level: int = logging.INFO) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-async def serve_stdio(server: Server, proto_out: io.TextIOWrapper) -> None:
-    """Serve ``server`` over stdin and the reserved protocol stream until stdin closes."""
-    from mcp.server.stdio import stdio_server
+async def serve_stdio(
+    server: Server, proto_out: io.TextIOWrapper, stdin: BinaryIO | None = None
+) -> None:
+    """Serve ``server`` over stdin and the reserved protocol stream until stdin closes.
 
-    async with stdio_server(stdout=anyio.wrap_file(proto_out)) as (read, write):
+    The transport is the suite's own (:mod:`readingroom.core.transport`): a line the SDK would
+    drop unanswered (not JSON, a batch, a bad id, a lone surrogate, too deep) is answered with
+    the JSON-RPC error it deserves.
+    """
+    from .transport import stdio_transport
+
+    async with stdio_transport(stdin or sys.stdin.buffer, proto_out) as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 

@@ -28,7 +28,7 @@ from mcp.shared.exceptions import McpError
 from pydantic import BaseModel, ValidationError
 
 from .declaration import ServerInfo
-from .envelope import Envelope, response_schema
+from .envelope import Envelope, envelope_json, json_safe, response_schema
 from .errors import Code, CoreError
 from .settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
 
@@ -138,10 +138,11 @@ def to_result(
     ``structuredContent`` (the text block still holds the whole envelope); ``text`` replaces
     the JSON text (structured content is then always sent).
     """
+    data = env.to_data()
+    shown = envelope_json(data) if text is None else json_safe(text)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=env.to_json() if text is None else text),
-                 *attachments],
-        structuredContent=env.to_data() if structured or text is not None else None,
+        content=[types.TextContent(type="text", text=shown), *attachments],
+        structuredContent=data if structured or text is not None else None,
         isError=env.error is not None,
     )
 
@@ -233,11 +234,24 @@ def build_server(
 
     def send(env: Envelope, spec: ToolSpec, attachments: Sequence[types.ContentBlock] = (),
              text: str | None = None) -> types.CallToolResult:
-        if finish is not None:
-            finish(env, spec.name)
-        if not env.attribution and info.credit:
-            env.attribution = list(info.credit)
-        return to_result(env, attachments, structured=spec.structured, text=text)
+        try:
+            if finish is not None:
+                finish(env, spec.name)
+            if not env.attribution and info.credit:
+                env.attribution = list(info.credit)
+            return to_result(env, attachments, structured=spec.structured, text=text)
+        except Exception:  # a defect: the call is still answered, with what it really got
+            log.exception("the reply of %s could not be built", spec.name)
+            err = CoreError(
+                Code.INTERNAL_ERROR,
+                f"{spec.name} built a reply that could not be sent.",
+                remediation="This is a defect; the server's stderr log has the traceback.",
+            )
+            # A receipt deposited for this envelope recorded this failure too (receipt.deposit
+            # tries the same serialisation before it writes), so it stays with the answer.
+            failed = Envelope.failure(name, spec.name, err, receipt=env.receipt,
+                                      attribution=list(info.credit))
+            return to_result(failed, structured=spec.structured)
 
     async def report_started(tool_name: str) -> None:
         # A host that asked for progress learns the call left the admission queue; it is also

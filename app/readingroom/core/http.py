@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ __all__ = [
     "INFLATE_RATIO_FLOOR",
     "MAX_BODY_BYTES",
     "MAX_INFLATE_RATIO",
+    "MAX_JSON_VALUES",
     "SECRET_HEADER_NAMES",
     "HttpClient",
     "Politeness",
@@ -90,6 +92,11 @@ MAX_INFLATE_RATIO = 100
 many times the bytes received (the rule Apache POI applies to ZIP entries): XML and JSON
 compress 5-20 times, a compression bomb about 1,000 times. Several concurrent bombs then cost
 a megabyte each instead of the cap each."""
+MAX_JSON_VALUES = 500_000
+"""The most values (arrays, objects and the items a comma separates) a JSON body may hold.
+``json.loads`` holds the interpreter lock for the whole parse, so a server answers nothing else
+meanwhile: a 19 MiB body of tiny containers took 6 s and 420 MB. The largest real page of the
+suite's upstreams holds about 1,500; this bound keeps the worst parse well under a second."""
 INFLATE_RATIO_FLOOR = 1024 * 1024
 """Decoded bytes below which the ratio is not checked (small bodies compress unevenly)."""
 _IDENTITY = "identity"
@@ -446,7 +453,7 @@ class HttpClient:
             RateLimitedError, UpstreamTransportError, UpstreamHttpError: as :meth:`get`.
             CoreError: INVALID_INPUT when a header value cannot be sent (nothing was sent).
         """
-        target = httpx.URL(url)
+        target = _usable_url(url)
         if params:
             # Merged by hand: httpx 0.28 replaces a URL's own query string with `params`.
             target = target.copy_merge_params(params)
@@ -545,6 +552,8 @@ class HttpClient:
             response = await self._client.send(request, stream=True)
         except httpx.RequestError as exc:
             raise _transport_error(request, exc) from None
+        except OverflowError:  # a port past 65535 that slipped through: not a defect
+            raise _bad_url(str(request.url), "its port is out of range") from None
         try:
             if 200 <= response.status_code < 300:
                 await self._read_capped(response)
@@ -616,12 +625,71 @@ class HttpClient:
         raise UpstreamHttpError(f"{safe} answered HTTP {status}.", details=details)
 
 
+_FAILURES: tuple[tuple[type[httpx.RequestError], str], ...] = (
+    (httpx.ConnectTimeout, "the connection was not accepted in time"),
+    (httpx.ReadTimeout, "no answer came in time"),
+    (httpx.WriteTimeout, "the request could not be sent in time"),
+    (httpx.PoolTimeout, "no connection was free in time"),
+    (httpx.ConnectError, "the connection was refused or the host could not be reached"),
+    (httpx.ReadError, "the connection broke while the answer was read"),
+    (httpx.WriteError, "the connection broke while the request was sent"),
+    (httpx.RemoteProtocolError, "the server broke the HTTP protocol (or closed the connection "
+                                "without an answer)"),
+    (httpx.DecodingError, "the answer could not be decoded"),
+    (httpx.UnsupportedProtocol, "the URL's scheme is not http or https"),
+)
+
+
 def _transport_error(request: httpx.Request, exc: httpx.RequestError) -> UpstreamTransportError:
-    """The typed error for a failed exchange; the httpx exception (full URL) is not kept."""
+    """The typed error for a failed exchange, in words; the httpx exception (full URL) is not
+    kept. It names the host and port contacted, the port filled in when the URL gave none."""
+    url = request.url
+    what = next((words for kind, words in _FAILURES if isinstance(exc, kind)),
+                f"it failed ({type(exc).__name__})")
+    port = url.port if url.port is not None else _DEFAULT_PORTS.get(url.scheme)
+    where = f"{url.host}:{port}" if port else url.host
+    note = "" if url.port is not None or port is None else (
+        f" (the URL gives no port, so {url.scheme}'s default {port} was used)")
     return UpstreamTransportError(
-        f"The request to {_safe_url(request.url)} failed: {type(exc).__name__}.",
-        details={"error": type(exc).__name__, "host": request.url.host, "path": request.url.path},
+        f"The request to {_safe_url(url)} failed: {what}, at {where}{note}.",
+        details={"error": type(exc).__name__, "host": url.host, "port": port,
+                 "path": url.path},
     )
+
+
+def _bad_url(url: str, why: str) -> CoreError:
+    """The typed error for an upstream URL that cannot be used (a setting, not the network)."""
+    shown = url.split("?", 1)[0].split("#", 1)[0]
+    if "@" in shown:  # never show userinfo
+        scheme, _, rest = shown.partition("://")
+        shown = f"{scheme}://{rest.rpartition('@')[2]}"
+    return CoreError(
+        Code.TRANSPORT_ERROR,
+        f"The upstream URL {shown[:200]!r} cannot be used: {why}. Nothing was sent.",
+        details={"reason": "bad_url"},
+        remediation="Check the setting that names this URL (the server's *_URL environment "
+        "variable): it needs http:// or https://, a host and, if any, a port from 1 to 65535.",
+    )
+
+
+def _usable_url(url: str) -> httpx.URL:
+    """``url`` parsed, or :func:`_bad_url` saying what is wrong with it."""
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        text = str(exc)
+        why = ("its port is not a number from 1 to 65535" if "port" in text.lower()
+               else "it is not a valid URL")
+        raise _bad_url(url, why) from None
+    if parsed.scheme not in _DEFAULT_PORTS:
+        why = ("it has no scheme (start it with http:// or https://)" if "://" not in url
+               else f"its scheme {parsed.scheme[:20]!r} is not http or https")
+        raise _bad_url(url, why)
+    if not parsed.host:
+        raise _bad_url(url, "it names no host")
+    if parsed.port is not None and not 0 < parsed.port < 65536:
+        raise _bad_url(url, "its port is not a number from 1 to 65535")
+    return parsed
 
 
 def _too_large(
@@ -757,9 +825,37 @@ def _accept_json(headers: Mapping[str, HeaderValue] | None) -> dict[str, HeaderV
     return merged
 
 
+_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"')
+
+
+def _json_values(raw: bytes) -> int:
+    """About how many values ``raw`` holds: brackets and commas outside strings (an upper bound)."""
+    rough = raw.count(b"[") + raw.count(b"{") + raw.count(b",")
+    if rough <= MAX_JSON_VALUES:
+        return rough
+    bare = _JSON_STRING.sub(b'""', raw)  # only when it matters: brackets in text do not count
+    return bare.count(b"[") + bare.count(b"{") + bare.count(b",")
+
+
 def _parse_json(response: httpx.Response) -> Any:
     """The body of a 2xx ``response`` as JSON; :class:`UpstreamBodyError` when it is not."""
     url = response.request.url
+    values = _json_values(response.content)
+    if values > MAX_JSON_VALUES:
+        raise UpstreamBodyError(
+            f"{_safe_url(url)} answered HTTP {response.status_code} with a JSON body of more "
+            f"than {MAX_JSON_VALUES} values, far more than any page of records; it was not "
+            "parsed.",
+            details={
+                "status": response.status_code,
+                "host": url.host,
+                "path": url.path,
+                "content_type": response.headers.get("content-type", "")[:100],
+                "reason": "too_many_values",
+                "values": values,
+                "max_values": MAX_JSON_VALUES,
+            },
+        )
     try:
         return json.loads(response.content.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -33,6 +33,8 @@ from .errors import Code, CoreError
 from .settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
 
 __all__ = [
+    "ECHO_CHARS",
+    "MAX_SHOWN_ERRORS",
     "PromptSpec",
     "Reply",
     "ResourceSpec",
@@ -147,11 +149,29 @@ def to_result(
     )
 
 
+ECHO_CHARS = 80
+"""The most characters of a refused argument (a name or a message quoting it) a reply shows."""
+MAX_SHOWN_ERRORS = 20
+"""The most validation errors a reply lists (a list of a million bad items has as many)."""
+
+
+def _prefix(text: str, limit: int = ECHO_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+
+
 def _validation_details(exc: ValidationError) -> list[dict[str, Any]]:
-    return [
-        {"loc": [str(p) for p in e.get("loc", ())], "msg": e.get("msg", ""), "type": e.get("type")}
-        for e in exc.errors(include_url=False, include_input=False)
+    """Where and what, never the refused input: no ``input_value``, no context, and every
+    location part and message cut to a short prefix (a 50 MB unknown key is a location)."""
+    errors = exc.errors(include_url=False, include_input=False, include_context=False)
+    shown: list[dict[str, Any]] = [
+        {"loc": [_prefix(str(p)) for p in e.get("loc", ())],
+         "msg": _prefix(str(e.get("msg", "")), 4 * ECHO_CHARS), "type": e.get("type")}
+        for e in errors[:MAX_SHOWN_ERRORS]
     ]
+    if len(errors) > MAX_SHOWN_ERRORS:
+        shown.append({"loc": [], "msg": f"and {len(errors) - MAX_SHOWN_ERRORS} more errors",
+                      "type": "more"})
+    return shown
 
 
 def unknown_tool_error(server: str, tool_name: str, known: Sequence[str]) -> types.ErrorData:

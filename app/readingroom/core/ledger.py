@@ -982,6 +982,7 @@ def describe_os_error(exc: OSError) -> str:
         errno.ENOENT: "a folder on the way does not exist",
         errno.ENOTDIR: "a part of the path is a file, not a folder",
         errno.EISDIR: "the path is a folder",
+        errno.EEXIST: "a file of that name is in the way",
         errno.EIO: "an input/output error of the disk",
         errno.ENAMETOOLONG: "the path is too long",
     }.get(exc.errno or -2)

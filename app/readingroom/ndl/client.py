@@ -42,6 +42,7 @@ from .. import __version__
 from ..core.clock import Clock
 from ..core.errors import Code, CoreError
 from ..core.http import HttpClient, Politeness
+from ..core.offload import run_blocking
 from ..core.settings import env_str
 from . import DEFAULT_ENDPOINT, ENV_NDL_SRU_URL
 from .cql import check_dpids
@@ -154,4 +155,6 @@ class NdlClient:
                 details={"status": response.status_code, "content_type": ctype},
                 remediation="The service may be under maintenance; try again later.",
             )
-        return SruExchange(params=params, endpoint=self.endpoint, response=parse(body))
+        # Off the event loop: pings and cancels are answered while a page is read.
+        parsed = await run_blocking(parse, body)
+        return SruExchange(params=params, endpoint=self.endpoint, response=parsed)

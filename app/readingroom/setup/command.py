@@ -20,6 +20,7 @@ exists); the uninstaller uses it.
 from __future__ import annotations
 
 import argparse
+import errno
 import shlex
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from typing import Any
 
 from ..catalog import SERVERS, ServerInfo
 from ..core.declaration import Gate, GateStatus, resolve
+from ..core.ledger import describe_os_error
 from ..core.platform import Machine, default_data_dir
 from ..hosts import HOSTS, get_host
 from ..hosts.entries import build_entries, ledger_path
@@ -221,6 +223,8 @@ def _install(
     today: date | None,
     self_test: SelfTest,
 ) -> int:
+    if (given or hosts) and not _data_dir_usable(data_dir):
+        return EXIT_FAILED
     print(f"data folder: {data_dir} (receipt ledger {ledger_path(data_dir, ctx)})")
     print(f"install folder: {install_dir}")
     statuses = _open_gates(data_dir, given, today)
@@ -248,6 +252,21 @@ def _install(
                 print(report.render())
                 failed |= not report.ok
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _data_dir_usable(data_dir: Path) -> bool:
+    """Create the data folder (gate records and the ledger live there), or say in one line
+    why it cannot be, naming the folder and ``--data-dir``: the installer shows this line."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        if not data_dir.is_dir():
+            raise FileExistsError(errno.EEXIST, "a file of that name is in the way")
+    except OSError as exc:
+        print(f"setup: cannot create the data folder {data_dir}: {describe_os_error(exc)}; "
+              "choose a folder you can write with --data-dir DIR. Nothing was written",
+              file=sys.stderr)
+        return False
+    return True
 
 
 def _open_gates(data_dir: Path, given: dict[str, str], today: date | None

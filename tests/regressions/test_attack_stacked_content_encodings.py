@@ -236,20 +236,27 @@ def _peak_rss_mb(pid: int) -> int | None:
     return None
 
 
-def _ndl_env(url: str) -> dict[str, str]:
-    return {"NDL_SRU_URL": url + "/api/sru"}
+def _ndl_env(urls: dict[str, str]) -> dict[str, str]:
+    return {"NDL_SRU_URL": urls[""] + "/api/sru"}
 
 
-def _literature_env(url: str) -> dict[str, str]:
-    from readingroom.literature.fake_providers import PREFIXES
+def _literature_hosts() -> dict[str, str]:
+    """Provider → the real host it reaches (Europe PMC and bioRxiv share EBI's)."""
+    from readingroom.literature.fake_providers import HOSTS
 
-    return {var: f"{url}/{prefix}" for prefix, var in PREFIXES.items()}
+    return HOSTS
 
 
-def _heritage_env(url: str) -> dict[str, str]:
+def _literature_env(urls: dict[str, str]) -> dict[str, str]:
+    from readingroom.literature.fake_providers import HOSTS, PREFIXES
+
+    return {var: f"{urls[HOSTS[prefix]]}/{prefix}" for prefix, var in PREFIXES.items()}
+
+
+def _heritage_env(urls: dict[str, str]) -> dict[str, str]:
     from readingroom.heritage.fake_upstreams import PREFIXES
 
-    return {var: f"{url}/{prefix}" for prefix, var in PREFIXES.items()}
+    return {var: f"{urls['']}/{prefix}" for prefix, var in PREFIXES.items()}
 
 
 SERVERS = {
@@ -279,15 +286,23 @@ def test_every_networked_server_answers_fast_and_stays_small(
     upstream: BombUpstream, server: str, tmp_path: Path
 ) -> None:
     module, upstream_env, tool, arguments, floor = SERVERS[server]
+    # literature-search-mcp paces per real host: each host gets its own bomb, as in reality
+    # (one loopback port for all seven would be seven providers queued behind one floor).
+    hosts = sorted(set(_literature_hosts().values())) if server == "literature-search-mcp" else []
+    stack = contextlib.ExitStack()
+    extra = {host: stack.enter_context(BombUpstream()) for host in hosts}
+    bombs = [upstream, *extra.values()]
+    urls = {"": upstream.url, **{host: fake.url for host, fake in extra.items()}}
     env = {k: v for k, v in os.environ.items() if k != "MCP_RECEIPT_LOG"}
-    env.update({**upstream_env(upstream.url), "READINGROOM_TOOL_DEADLINE": "30",
+    env.update({**upstream_env(urls), "READINGROOM_TOOL_DEADLINE": "30",
                 "MCP_RECEIPT_LOG": str(tmp_path / "receipts.jsonl"),
                 "LITERATURE_SEARCH_STATE_DIR": str(tmp_path / "state")})
     times: dict[str, float] = {}
-    with RawStdioClient([sys.executable, "-m", module], env=env) as client:
+    with stack, RawStdioClient([sys.executable, "-m", module], env=env) as client:
         client.initialize()
         for encoding in ("gzip, gzip", "deflate, deflate"):
-            upstream.encoding = encoding
+            for bomb_server in bombs:
+                bomb_server.encoding = encoding
             began = time.monotonic()
             answer = client.call_tool(tool, arguments, timeout=60)
             times[encoding] = time.monotonic() - began

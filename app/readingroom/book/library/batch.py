@@ -121,6 +121,13 @@ def _norm(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, sort_keys=True))
 
 
+def _without_id(reference: Any) -> Any:
+    """A reference for comparison: the package adds the book id as ``id``."""
+    if not isinstance(reference, Mapping):
+        return _norm(reference)
+    return _norm({k: v for k, v in reference.items() if k != "id"})
+
+
 # --------------------------------------------------------------------------- refusals
 
 
@@ -316,7 +323,9 @@ class _Read:
     candidates: list[Candidate] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     sources: list[dict[str, Any]] = field(default_factory=list)
-    scopes: list[tuple[SourceSpec, set[str] | None]] = field(default_factory=list)
+    scopes: list[tuple[SourceSpec, set[str] | None, set[str]]] = field(default_factory=list)
+    """Per source: the spec, the origin keys it still holds (None: a folder, look at the
+    disk), and the Zotero library keys it holds (a moved data directory is still itself)."""
     resolved: list[SourceSpec] = field(default_factory=list)
     """The specs as read (a default Zotero folder named), to remember for ``sync``."""
 
@@ -337,7 +346,7 @@ def _read_sources(specs: Sequence[SourceSpec], data_dir: Path) -> _Read:
                     or c.key == folder_key(Path(spec.path))]
             out.sources.append({"kind": "folder", "path": spec.path, "recursive": recursive,
                                 "files": len(mine)})
-            out.scopes.append((spec, None))
+            out.scopes.append((spec, None, set()))
             out.resolved.append(spec)
     for spec in specs:
         if spec.kind == "zotero":
@@ -354,7 +363,8 @@ def _read_sources(specs: Sequence[SourceSpec], data_dir: Path) -> _Read:
                                 "csl_mapping": z.csl_mapping,
                                 "libraries": [{k: v for k, v in lib.items() if v is not None}
                                               for lib in z.libraries]})
-            out.scopes.append((SourceSpec("zotero", str(z.data_dir)), z.present))
+            out.scopes.append((SourceSpec("zotero", str(z.data_dir)), z.present,
+                               {str(lib["key"]) for lib in z.libraries}))
             out.resolved.append(dataclasses.replace(spec, path=str(z.data_dir)))
         elif spec.kind == "calibre":
             from .calibre import DEFAULT_FORMATS, read_calibre
@@ -365,7 +375,7 @@ def _read_sources(specs: Sequence[SourceSpec], data_dir: Path) -> _Read:
             out.sources.append({"kind": "calibre", "path": spec.path, "books": c.items,
                                 "formats": list(spec.formats or DEFAULT_FORMATS),
                                 "library_uuid": c.library_uuid})
-            out.scopes.append((spec, c.present))
+            out.scopes.append((spec, c.present, set()))
             out.resolved.append(spec)
     seen: set[str] = set()
     unique = []
@@ -377,7 +387,7 @@ def _read_sources(specs: Sequence[SourceSpec], data_dir: Path) -> _Read:
     return out
 
 
-def _in_scope(known: Known, spec: SourceSpec) -> bool:
+def _in_scope(known: Known, spec: SourceSpec, libraries: set[str]) -> bool:
     """Whether a registered book came from this source (so its absence there means it left)."""
     origin = known.origin or {}
     if origin.get("kind") != spec.kind:
@@ -388,7 +398,8 @@ def _in_scope(known: Known, spec: SourceSpec) -> bool:
         return folder_key(Path(path)).startswith(root.rstrip(os.sep) + os.sep) or \
             folder_key(Path(path)) == root
     if spec.kind == "zotero":
-        return folder_key(Path(str(origin.get("data_dir") or ""))) == folder_key(Path(spec.path))
+        return folder_key(Path(str(origin.get("data_dir") or ""))) == \
+            folder_key(Path(spec.path)) or str(origin.get("library")) in libraries
     return folder_key(Path(str(origin.get("library_dir") or ""))) == \
         folder_key(Path(spec.path))
 
@@ -421,9 +432,9 @@ def run_add(service: BookService, specs: Sequence[SourceSpec], *, jobs: int | No
                                       allow_image_only, dry_run)
         matched = {i["book_id"] for i in items if i.get("book_id")}
         removed = []
-        for spec, present in read.scopes:
+        for spec, present, libraries in read.scopes:
             for k in known:
-                if k.book_id in matched or not _in_scope(k, spec):
+                if k.book_id in matched or not _in_scope(k, spec, libraries):
                     continue
                 origin = k.origin or {}
                 gone = (not Path(str(origin.get("path") or "")).exists()) if present is None \
@@ -579,7 +590,7 @@ def _plan(service: BookService, candidates: Sequence[Candidate], known: Sequence
                 task(cand, "update", match.book_id, "the file changed", st.st_size)
             elif cand.metadata is not None and (
                     _norm(cand.metadata) != _norm(match.metadata)
-                    or _norm(cand.reference) != _norm(match.reference)):
+                    or _without_id(cand.reference) != _without_id(match.reference)):
                 task(cand, "refresh", match.book_id, "the library's metadata changed",
                      st.st_size)
             else:

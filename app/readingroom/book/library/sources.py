@@ -200,8 +200,14 @@ def scan_paths(paths: Sequence[Path], *, recursive: bool,
 # --------------------------------------------------------------------------- ids
 
 
+_TRANSLIT = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ø": "o",
+                           "Ø": "o", "ł": "l", "Ł": "l", "đ": "d", "Đ": "d", "þ": "th",
+                           "Þ": "th", "'": "", "’": ""})
+
+
 def _slug(text: str) -> str:
-    ascii_ = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    ascii_ = unicodedata.normalize("NFKD", text.translate(_TRANSLIT)).encode(
+        "ascii", "ignore").decode().lower()
     return re.sub(r"[^a-z0-9]+", "-", ascii_).strip("-")
 
 

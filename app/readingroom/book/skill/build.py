@@ -632,10 +632,12 @@ def _citing(book: SkillBook) -> list[str]:
             else ""
         key = f" BibTeX key {_code(_clean(book.bibtex_key, 100))}." if _clean(
             book.bibtex_key) else ""
+        record = "; `book_status` shows the library's record" if "library" in (
+            book.reference_from or "") else ""
         reference = [
             f"- Reference{source}: {_md(book.citation, 600)}{key} Every locator and search "
             "hit carries it as `reference` (CSL-JSON), with `label` and `locator` for the "
-            "passage; `book_status` shows the library's full record.",
+            f"passage{record}.",
         ]
     return [
         "## Citing",

@@ -20,11 +20,10 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.book.make_books import make_epub, make_pdf
 
 from readingroom.book.package import Registry
 from readingroom.book.service import BookService
-
-from tests.book.make_books import make_epub, make_pdf
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 CLI = [sys.executable, "-m", "readingroom.book"]

@@ -9,3 +9,5 @@
 - :mod:`.citation`: compact references, citation lines, CSL-JSON, BibTeX and RIS;
 - :mod:`.manifest`: what a package records of its library, and the references it shows.
 """
+
+__all__: list[str] = []

@@ -227,7 +227,8 @@ def derive_id(hint: str, taken: Iterable[str] | set[str], *, from_title: bool) -
             slug += "-book"
     else:
         slug = book_id_from_name(hint)
-    taken = set(taken)
+    if not isinstance(taken, set):
+        taken = set(taken)
     candidate, n = slug, 1
     while candidate in taken:
         n += 1

@@ -145,14 +145,22 @@ class CslMapping:
 
     def to_csl(self, item_type: str, values: Mapping[str, str],
                creators: list[dict[str, Any]]) -> dict[str, Any]:
-        """A CSL-JSON item from an item's field values (by name, base fields included)."""
+        """A CSL-JSON item from an item's field values (by name, base fields included).
+
+        As Zotero's own mapping: each CSL variable takes the first of its Zotero fields (in
+        the schema's order) that has a value.
+        """
         out: dict[str, Any] = {"type": self.types.get(item_type, "document")}
-        for csl_field, names in self.text.items():
-            for name in names:
-                value = values.get(name)
-                if value:
-                    out[csl_field] = value
-                    break
+        best: dict[str, tuple[int, str]] = {}
+        for name, value in values.items():
+            if not value:
+                continue
+            for csl_field, rank in self._reverse().get(name, ()):
+                if csl_field not in best or rank < best[csl_field][0]:
+                    best[csl_field] = (rank, value)
+        for csl_field in self.text:
+            if csl_field in best:
+                out[csl_field] = best[csl_field][1]
         for csl_field, name in self.dates.items():
             parts = date_parts(values.get(name))
             if parts:
@@ -163,6 +171,17 @@ class CslMapping:
                 person = {k: v for k, v in creator.items() if k in ("family", "given", "literal")}
                 out.setdefault(role, []).append(person)
         return out
+
+    def _reverse(self) -> dict[str, list[tuple[str, int]]]:
+        """Zotero field → the CSL variables it feeds, with its rank in each (cached)."""
+        cached = self.__dict__.get("_reverse_map")
+        if cached is None:
+            cached = {}
+            for csl_field, names in self.text.items():
+                for rank, name in enumerate(names):
+                    cached.setdefault(name, []).append((csl_field, rank))
+            object.__setattr__(self, "_reverse_map", cached)
+        return cached
 
 
 @dataclass
@@ -451,7 +470,7 @@ def _resolve(data_dir: Path, key: str, link_mode: Any, raw: str | None,
     if not raw:
         return None, "no file path recorded"
     if raw.startswith("storage:"):
-        return data_dir / "storage" / key / raw[len("storage:"):], None
+        return Path(os.path.join(data_dir, "storage", key, raw[len("storage:"):])), None
     if raw.startswith("attachments:"):
         if base is None:
             return None, ("linked file relative to the base attachment folder, which is not "

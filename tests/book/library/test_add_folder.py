@@ -146,6 +146,11 @@ def test_refusals_are_reported_with_reasons_and_the_exit_status(tmp_path):
     assert env["data"]["counts"]["added"] == 1 and env["data"]["counts"]["refused"] == 4
     text = run(tmp_path / "data", "add", str(folder), "--max-size", "0.2")
     assert text.returncode == 3 and "refused  -  ← " in text.stdout and "encrypted" in text.stdout
+    again = json.loads(run(tmp_path / "data", "--json", "add", str(folder), "--max-size",
+                           "0.2", "--allow-image-only").stdout)
+    status = {Path(i["path"]).name: (i["status"], i.get("why")) for i in again["items"]}
+    assert status["locked.pdf"] == ("refused", "unchanged since it was refused")  # not re-read
+    assert status["scan.pdf"][0] == "added"  # the switch changed: tried again
 
 
 def test_dry_run_changes_nothing_and_jobs_two_builds_in_workers(tmp_path):

@@ -428,8 +428,9 @@ def run_add(service: BookService, specs: Sequence[SourceSpec], *, jobs: int | No
         read = _read_sources(specs, data_dir)
         known = known_books(service)
         hashes = store.hashes()
+        memo = store.refusals()
         items, tasks, refused = _plan(service, read.candidates, known, hashes, max_bytes,
-                                      allow_image_only, dry_run)
+                                      allow_image_only, dry_run, memo)
         matched = {i["book_id"] for i in items if i.get("book_id")}
         removed = []
         for spec, present, libraries in read.scopes:
@@ -447,6 +448,8 @@ def run_add(service: BookService, specs: Sequence[SourceSpec], *, jobs: int | No
             interrupted = _build(service, tasks, items, refused, jobs, progress,
                                  len(items))
             hashes.save()
+            store.save_refusals(_refusals(memo, read.candidates, tasks, items,
+                                          allow_image_only))
             if remember:
                 store.remember(read.resolved)
         pruned = []
@@ -505,8 +508,31 @@ def run_add(service: BookService, specs: Sequence[SourceSpec], *, jobs: int | No
     return env
 
 
+def _refusals(memo: Mapping[str, Any], candidates: Sequence[Candidate],
+              tasks: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]],
+              allow_image_only: bool) -> dict[str, Any]:
+    """The refusals memo after this run: files refused now, and earlier ones still there."""
+    present = {c.key for c in candidates}
+    out = {k: v for k, v in memo.items() if k in present}
+    for t in tasks:
+        item = items[t["item"]]
+        key = item["origin"]
+        if item["status"] == "refused" and item.get("code") != str(Code.INTERNAL_ERROR):
+            try:
+                st = Path(t["path"]).stat()
+            except OSError:
+                continue
+            out[key] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
+                        "allow_image_only": allow_image_only, "reason": item.get("reason"),
+                        "code": item.get("code"), "message": item.get("message")}
+        elif item["status"] != "refused":
+            out.pop(key, None)
+    return out
+
+
 def _plan(service: BookService, candidates: Sequence[Candidate], known: Sequence[Known],
-          hashes: Any, max_bytes: int, allow_image_only: bool, dry_run: bool
+          hashes: Any, max_bytes: int, allow_image_only: bool, dry_run: bool,
+          memo: Mapping[str, Any] | None = None
           ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """Decide each candidate (see the module docstring); origin-only changes are written
     here (unless ``dry_run``). Returns (items, build tasks, refused)."""
@@ -620,6 +646,15 @@ def _plan(service: BookService, candidates: Sequence[Candidate], known: Sequence
             continue
         if sha is not None:
             batch_shas[sha] = str(cand.path)
+        before = (memo or {}).get(cand.key)
+        if isinstance(before, dict) and before.get("size") == st.st_size and \
+                before.get("mtime_ns") == st.st_mtime_ns and \
+                (bool(before.get("allow_image_only")) == allow_image_only
+                 or not str(before.get("reason")).startswith("image-only")):
+            refused.append(item(cand, "refused", reason=before.get("reason"),
+                                code=before.get("code"), message=before.get("message"),
+                                why="unchanged since it was refused"))
+            continue
         book_id = derive_id(cand.title_hint, taken, from_title=cand.metadata is not None)
         taken.add(book_id)
         task(cand, "add", book_id, "new", st.st_size)

@@ -364,6 +364,21 @@ class LibraryStore:
         """The hash cache."""
         return HashCache(self.folder / "hashes.json")
 
+    def refusals(self) -> dict[str, Any]:
+        """Files refused before, by origin key: size, mtime, the image-only switch, reason
+        (an unchanged refused file is not read again)."""
+        try:
+            data = json.loads((self.folder / "refused.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def save_refusals(self, refusals: dict[str, Any]) -> None:
+        """Write the refusals memo."""
+        with contextlib.suppress(OSError):
+            write_atomically(self.folder / "refused.json",
+                             json.dumps(refusals, ensure_ascii=False, indent=0))
+
     def sources(self) -> list[SourceSpec]:
         """Every source ``add`` has been given (for ``sync``), oldest first."""
         try:

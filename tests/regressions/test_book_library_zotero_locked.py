@@ -18,7 +18,6 @@ import sys
 import textwrap
 
 import pytest
-
 from tests.book.conftest import fixture_books
 from tests.book.library.zotero_builder import ZoteroLibrary
 

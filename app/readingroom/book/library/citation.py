@@ -222,6 +222,10 @@ def _display(name: Mapping[str, Any], *, initials: bool = False) -> str:
     return f"{family}, {given}" if family and given else family or given
 
 
+_MAX_LINE_TITLE = 200
+"""The most of a title a citation line shows (as book-agent shows titles elsewhere)."""
+
+
 def citation_line(ref: Mapping[str, Any], *, label: str | None = None,
                   where: str | None = None) -> str:
     """One readable line: ``Family, G.; Other, H. (2019). Title. Place: Publisher. DOI.``
@@ -238,6 +242,8 @@ def citation_line(ref: Mapping[str, Any], *, label: str | None = None,
     parts = [f"{who} ({year})." if who and year else f"{who}." if who else
              f"({year})." if year else ""]
     title = str(ref.get("title") or "").strip()
+    if len(title) > _MAX_LINE_TITLE:  # a line for the eye; the reference keeps the whole title
+        title = title[: _MAX_LINE_TITLE - 1] + "…"
     if title:
         parts.append(title if title.endswith((".", "?", "!")) else title + ".")
     if ref.get("container-title"):

@@ -172,11 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--replace", action="store_true", help="build a new version of an id")
     c.add_argument("--allow-image-only", action="store_true",
                    help="register a book without any text layer (render only)")
-    c.add_argument("--ocr", nargs="?", const="missing", choices=("missing", "all"),
-                   help="read PDF pages without a text layer by OCR (Tesseract, installed "
-                   "locally); --ocr all: every page")
-    c.add_argument("--ocr-lang", default="eng", metavar="LANGS",
-                   help="Tesseract languages for --ocr, e.g. jpn+eng (default eng)")
+    _ocr_arguments(c)
     _model_options(c, "embed every record with this model into the package")
 
     c = sub.add_parser("search", help="ranked records for a query")
@@ -300,6 +296,15 @@ def _library_commands(sub: Any) -> None:
                    default="csl-json")
 
 
+def _ocr_arguments(c: argparse.ArgumentParser) -> None:
+    """--ocr [all] and --ocr-lang, for init and add alike."""
+    c.add_argument("--ocr", nargs="?", const="missing", choices=("missing", "all"),
+                   help="read PDF pages without a text layer by OCR (Tesseract, installed "
+                   "locally); --ocr all: every page")
+    c.add_argument("--ocr-lang", default="eng", metavar="LANGS",
+                   help="Tesseract languages for --ocr, e.g. jpn+eng (default eng)")
+
+
 def _batch_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--dry-run", action="store_true", help="list what would be done; change "
                    "nothing")
@@ -311,6 +316,7 @@ def _batch_options(c: argparse.ArgumentParser) -> None:
                    "or file left the source (reported otherwise)")
     c.add_argument("--max-size", type=float, metavar="MB", help="refuse files larger than "
                    "this (default 2048)")
+    _ocr_arguments(c)
 
 
 def _common_options(p: argparse.ArgumentParser, *, default: Any) -> None:
@@ -510,7 +516,8 @@ def _run_batch(service: Any, args: argparse.Namespace) -> Envelope:
     if max_bytes < 1:
         raise CoreError(Code.INVALID_ARGUMENT, "--max-size must be positive.",
                         remediation="e.g. --max-size 500 (megabytes)")
-    return run_add(service, specs, jobs=args.jobs, dry_run=args.dry_run,
+    ocr = {"mode": args.ocr, "language": args.ocr_lang} if _ocr_options(args) else None
+    return run_add(service, specs, jobs=args.jobs, dry_run=args.dry_run, ocr=ocr,
                    allow_image_only=args.allow_image_only, prune=args.prune,
                    max_bytes=max_bytes, progress=None if args.dry_run else _BatchProgress(),
                    operation="book_sync" if args.command == "sync" else "book_add")

@@ -163,7 +163,7 @@ def run_task(service: BookService, task: Mapping[str, Any]) -> dict[str, Any]:
             env = service.init(Path(task["path"]), book_id=task["book_id"],
                                replace=task["action"] == "update",
                                allow_image_only=bool(task.get("allow_image_only")),
-                               library=task["library"])
+                               library=task["library"], ocr=_ocr_options(task.get("ocr")))
     except CoreError as err:
         return {"ok": False, "code": str(err.code), "message": err.message,
                 "reason": refusal(err), "seconds": round(time.monotonic() - began, 2)}
@@ -175,6 +175,15 @@ def run_task(service: BookService, task: Mapping[str, Any]) -> dict[str, Any]:
     data = env.data or {}
     return {"ok": True, "version": data.get("version"), "title": data.get("title"),
             "warnings": len(env.diagnostics), "seconds": round(time.monotonic() - began, 2)}
+
+
+def _ocr_options(asked: Mapping[str, Any] | None) -> Any:
+    """The ``OcrOptions`` of a task (``{"mode", "language"}``, plain data across processes)."""
+    if not asked:
+        return None
+    from ..ocr import OcrOptions
+
+    return OcrOptions(mode=asked["mode"], language=asked["language"])
 
 
 # --------------------------------------------------------------------------- workers
@@ -407,7 +416,8 @@ def _in_scope(known: Known, spec: SourceSpec, libraries: set[str]) -> bool:
 def run_add(service: BookService, specs: Sequence[SourceSpec], *, jobs: int | None = None,
             dry_run: bool = False, allow_image_only: bool = False, prune: bool = False,
             max_bytes: int = DEFAULT_MAX_BYTES, progress: BatchProgress | None = None,
-            operation: str = "book_add", remember: bool = True) -> Envelope:
+            operation: str = "book_add", remember: bool = True,
+            ocr: Mapping[str, str] | None = None) -> Envelope:
     """Register every book of the sources that is new or changed; report the rest.
 
     Returns the ``book_add`` (or ``book_sync``) envelope: ``data.counts`` (added, updated,
@@ -415,12 +425,18 @@ def run_add(service: BookService, specs: Sequence[SourceSpec], *, jobs: int | No
     candidate (status, book id, version, path, reason), ``data.refused``, ``data.skipped``
     and ``data.removed`` (books whose item left the source; deleted only with ``prune``).
     ``data.interrupted`` is true when Ctrl-C stopped it (what was published stays).
+    ``ocr`` (``{"mode": "missing"|"all", "language": "eng"}``) reads scanned PDF pages with
+    Tesseract, as ``init --ocr`` does; a missing Tesseract is refused before any book is built.
     """
     began = time.monotonic()
     jobs = default_jobs() if jobs is None else jobs
     if not 1 <= jobs <= 64:
         raise CoreError(Code.INVALID_ARGUMENT, "--jobs must be between 1 and 64.",
                         remediation=f"Omit it for {default_jobs()} (cores - 1).")
+    if ocr:
+        from ..ocr import find_engine
+
+        find_engine(ocr["language"])  # CAPABILITY_UNAVAILABLE naming what to install, at once
     data_dir = service.registry.data_dir
     store = LibraryStore(data_dir)
     lock = contextlib.nullcontext() if dry_run else store.lock()
@@ -430,7 +446,7 @@ def run_add(service: BookService, specs: Sequence[SourceSpec], *, jobs: int | No
         hashes = store.hashes()
         memo = store.refusals()
         items, tasks, refused = _plan(service, read.candidates, known, hashes, max_bytes,
-                                      allow_image_only, dry_run, memo)
+                                      allow_image_only, dry_run, memo, ocr=ocr)
         matched = {i["book_id"] for i in items if i.get("book_id")}
         removed = []
         for spec, present, libraries in read.scopes:
@@ -487,7 +503,8 @@ def run_add(service: BookService, specs: Sequence[SourceSpec], *, jobs: int | No
     env = Envelope(server="book-agent", operation=operation, items=items, data=data,
                    query=QueryInfo(input={"sources": [s.to_data() for s in specs],
                                           "dry_run": dry_run, "jobs": jobs, "prune": prune,
-                                          "allow_image_only": allow_image_only}),
+                                          "allow_image_only": allow_image_only,
+                                          "ocr": dict(ocr) if ocr else None}),
                    result=ResultInfo(total=len(items), returned=len(items)))
     if len(read.skipped) > MAX_LISTED:
         env.diagnose(Level.info, Code.COUNT_CAPPED, f"{len(read.skipped)} items were skipped; "
@@ -532,7 +549,7 @@ def _refusals(memo: Mapping[str, Any], candidates: Sequence[Candidate],
 
 def _plan(service: BookService, candidates: Sequence[Candidate], known: Sequence[Known],
           hashes: Any, max_bytes: int, allow_image_only: bool, dry_run: bool,
-          memo: Mapping[str, Any] | None = None
+          memo: Mapping[str, Any] | None = None, *, ocr: Mapping[str, str] | None = None
           ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """Decide each candidate (see the module docstring); origin-only changes are written
     here (unless ``dry_run``). Returns (items, build tasks, refused)."""
@@ -581,7 +598,8 @@ def _plan(service: BookService, candidates: Sequence[Candidate], known: Sequence
         entry["planned"] = status
         tasks.append({"action": action, "path": str(cand.path), "book_id": book_id,
                       "library": cand.library(), "allow_image_only": allow_image_only,
-                      "size": size, "item": len(items) - 1, "name": cand.path.name})
+                      "ocr": dict(ocr) if ocr else None, "size": size,
+                      "item": len(items) - 1, "name": cand.path.name})
 
     for cand in candidates:
         found = stats.get(cand.key)
@@ -649,7 +667,7 @@ def _plan(service: BookService, candidates: Sequence[Candidate], known: Sequence
         before = (memo or {}).get(cand.key)
         if isinstance(before, dict) and before.get("size") == st.st_size and \
                 before.get("mtime_ns") == st.st_mtime_ns and \
-                (bool(before.get("allow_image_only")) == allow_image_only
+                ((bool(before.get("allow_image_only")) == allow_image_only and not ocr)
                  or not str(before.get("reason")).startswith("image-only")):
             refused.append(item(cand, "refused", reason=before.get("reason"),
                                 code=before.get("code"), message=before.get("message"),

@@ -38,7 +38,7 @@ from ..core.selftest import (
 )
 from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 from . import SERVER
-from .fake_upstreams import ACTIVE, INACTIVE, FakeUpstreams
+from .fake import ACTIVE, INACTIVE, FakeUpstreams
 
 __all__ = ["CALLS", "run_self_test"]
 

@@ -27,7 +27,7 @@ from lxml import etree
 
 from ..core.xmlsafe import parse_xml, strip_doctype
 from .identifiers import normalize_doi, normalize_pmcid, normalize_pmid
-from .text import collapse, element_text
+from .markup import collapse, element_text
 
 __all__ = [
     "MAX_TITLE_CHARS",

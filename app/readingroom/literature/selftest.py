@@ -1,7 +1,7 @@
 """literature-search-mcp's self-test: the server's promises, proven in a real server process.
 
 Launches literature-search-mcp as a stdio subprocess (``python -m readingroom.literature``, or
-the frozen executable beside this one) against :class:`~.fake_providers.FakeProviders`, one
+the frozen executable beside this one) against :class:`~.fake.FakeProviders`, one
 loopback fake of all seven providers, and checks:
 
 * the three read-only tools, and ``literature_sources`` naming a configured variable's source
@@ -47,7 +47,7 @@ from ..core.selftest import (
 )
 from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 from . import ENV_STATE_DIR, OPTIONAL_VARIABLES, SERVER, URL_SETTINGS
-from .fake_providers import FakeProviders
+from .fake import FakeProviders
 
 __all__ = ["EXPECTED_TOOLS", "FLOORS", "HOST_FLOORS", "SECRET", "run_self_test"]
 

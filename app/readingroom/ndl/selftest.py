@@ -1,7 +1,7 @@
 """ndl-mcp's self-test: prove the NDL undertakings hold in a real ndl-mcp process.
 
 Launches ndl-mcp as a stdio subprocess (``python -m readingroom.ndl``, or the frozen executable
-beside this one) against the loopback :class:`~readingroom.ndl.fake_sru.FakeSru`, fires
+beside this one) against the loopback :class:`~readingroom.ndl.fake.FakeSru`, fires
 concurrent searches, and checks what the *fake* saw: strictly serial requests, every arrival at
 least 1.0 s after the previous answer (the smallest gap between arrivals is reported too),
 never more than 100 records asked, no request for a refused dpid. The shared checks of
@@ -32,7 +32,7 @@ from ..core.selftest import (
 )
 from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 from . import ENV_NDL_SRU_URL
-from .fake_sru import FakeSru
+from .fake import FakeSru
 
 __all__ = ["CONCURRENT_CALLS", "EXPECTED_TOOLS", "FLOOR_S", "run_self_test"]
 

@@ -72,6 +72,7 @@ from ...core.http import HttpClient, Politeness
 from ...core.offload import run_blocking
 from ...core.settings import env_str
 from ...core.sru import SruRecord, parse_search_retrieve
+from ...core.xmltree import children_named, elements, int_of, text_of
 from .. import DEFAULT_ENDPOINT, ENV_NDL_SRU_URL
 from ..cql import check_dpids
 from ..diagnostics import classify
@@ -290,38 +291,6 @@ class _RecordError(Exception):
     """A record that cannot become an item; the message is the record's problem."""
 
 
-def _local(tag: object) -> str | None:
-    if not isinstance(tag, str):
-        return None  # comments and processing instructions
-    return tag.rpartition("}")[2]
-
-
-def _elements(parent: etree._Element | None) -> Iterator[etree._Element]:
-    if parent is not None:
-        for child in parent:
-            if isinstance(child.tag, str):
-                yield child
-
-
-def _by_local(parent: etree._Element | None, local: str) -> list[etree._Element]:
-    return [c for c in _elements(parent) if _local(c.tag) == local]
-
-
-def _text(el: etree._Element | None) -> str | None:
-    if el is None or el.text is None:
-        return None
-    return el.text.strip() or None
-
-
-def _int(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text.strip())
-    except ValueError:
-        return None
-
-
 def _unique(values: Iterable[str | None]) -> list[str]:
     seen: dict[str, None] = {}
     for value in values:
@@ -350,14 +319,14 @@ class _Props:
     def __init__(self, descriptions: Iterable[etree._Element]) -> None:
         self._by_tag: dict[str, list[etree._Element]] = {}
         for description in descriptions:
-            for prop in _elements(description):
+            for prop in elements(description):
                 self._by_tag.setdefault(prop.tag, []).append(prop)
 
     def all(self, tag: str) -> list[etree._Element]:
         return self._by_tag.get(tag, [])
 
     def texts(self, tag: str) -> list[str]:
-        return _unique(_text(el) for el in self.all(tag))
+        return _unique(text_of(el) for el in self.all(tag))
 
     def text(self, tag: str) -> str | None:
         texts = self.texts(tag)
@@ -373,23 +342,23 @@ class _Props:
 
 def _value_of(prop: etree._Element) -> tuple[str | None, str | None]:
     """The (value, reading) of a literal property or of its nested ``rdf:Description``."""
-    description = next(_elements(prop), None)
+    description = next(elements(prop), None)
     if description is None:
-        return _text(prop), None
-    return _text(description.find(RDF_VALUE)), _text(description.find(NDL_TRANSCRIPTION))
+        return text_of(prop), None
+    return text_of(description.find(RDF_VALUE)), text_of(description.find(NDL_TRANSCRIPTION))
 
 
 def _agents(props: list[etree._Element]) -> Iterator[tuple[str | None, str | None, etree._Element]]:
     """(name, reading, agent element) for each agent of the given creator/publisher properties."""
     for prop in props:
-        agents = list(_elements(prop))
+        agents = list(elements(prop))
         if not agents:
-            name = _text(prop)
+            name = text_of(prop)
             if name or prop.get(RDF_RESOURCE):
                 yield name, None, prop
             continue
         for agent in agents:
-            yield _text(agent.find(FOAF_NAME)), _text(agent.find(NDL_TRANSCRIPTION)), agent
+            yield text_of(agent.find(FOAF_NAME)), text_of(agent.find(NDL_TRANSCRIPTION)), agent
 
 
 def _authority_uri(agent: etree._Element) -> str | None:
@@ -441,7 +410,7 @@ def _holding(item: etree._Element) -> Holding:
     agent_name = None
     for holder in props.all(NDL_HOLDING_AGENT):
         agent = holder.find(FOAF_AGENT)
-        agent_name = _text(agent.find(FOAF_NAME)) if agent is not None else _text(holder)
+        agent_name = text_of(agent.find(FOAF_NAME)) if agent is not None else text_of(holder)
         if agent_name:
             break
     item_uri = item.get(RDF_ABOUT)
@@ -482,7 +451,7 @@ def _read_item(rdf: etree._Element, position: int | None) -> NdlItem:
 
     identifiers: dict[str, list[str]] = {}
     for ident in props.all(DCT_IDENTIFIER):
-        value = _text(ident)
+        value = text_of(ident)
         if value:
             kind = _datatype_kind(ident.get(RDF_DATATYPE))
             if value not in identifiers.setdefault(kind, []):
@@ -509,13 +478,13 @@ def _read_item(rdf: etree._Element, position: int | None) -> NdlItem:
             scheme, notation, is_class = _scheme_and_notation(resource)
             if is_class and scheme and notation:
                 add_class(scheme, notation)
-        descriptions = list(_elements(subject))
+        descriptions = list(elements(subject))
         for description in descriptions:
-            add_subject(_text(description.find(RDF_VALUE)), description.get(RDF_ABOUT))
+            add_subject(text_of(description.find(RDF_VALUE)), description.get(RDF_ABOUT))
         if not resource and not descriptions:
-            add_subject(_text(subject), None)
+            add_subject(text_of(subject), None)
     for subject in props.all(DC_SUBJECT):
-        value = _text(subject)
+        value = text_of(subject)
         datatype = subject.get(RDF_DATATYPE)
         if value and datatype:
             add_class(_datatype_kind(datatype).lower(), value)
@@ -547,7 +516,7 @@ def _read_item(rdf: etree._Element, position: int | None) -> NdlItem:
         repository=repository or token.split("-", 1)[0],
         record_type=record_type,
         material_type=_unique_models(
-            MaterialType(uri=el.get(RDF_RESOURCE), label=el.get(RDFS_LABEL) or _text(el))
+            MaterialType(uri=el.get(RDF_RESOURCE), label=el.get(RDFS_LABEL) or text_of(el))
             for el in props.all(NDL_MATERIAL_TYPE)
         ),
         title=title,
@@ -560,7 +529,7 @@ def _read_item(rdf: etree._Element, position: int | None) -> NdlItem:
         ),
         creator_statements=props.texts(DC_CREATOR),
         publishers=_unique_models(
-            Publisher(name=name, reading=reading, location=_text(agent.find(NDL_LOCATION)))
+            Publisher(name=name, reading=reading, location=text_of(agent.find(NDL_LOCATION)))
             for name, reading, agent in _agents(props.all(DCT_PUBLISHER))
         ),
         publication_place=props.text(NDL_PUBLICATION_PLACE),
@@ -645,14 +614,14 @@ def read_record(record: SruRecord) -> tuple[RecordResult, bool]:
 
 def _facets(extra: etree._Element | None) -> dict[str, dict[str, int]]:
     facets: dict[str, dict[str, int]] = {}
-    for block in _by_local(extra, "facets"):
-        for lst in _by_local(block, "lst"):
+    for block in children_named(extra, "facets"):
+        for lst in children_named(block, "lst"):
             name = lst.get("name")
             if not name:
                 continue
             counts = facets.setdefault(name, {})
-            for entry in _by_local(lst, "int"):
-                key, count = entry.get("name"), _int(_text(entry))
+            for entry in children_named(lst, "int"):
+                key, count = entry.get("name"), int_of(text_of(entry))
                 if key is not None and count is not None:
                     counts[key] = count
     return facets

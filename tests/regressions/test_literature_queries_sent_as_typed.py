@@ -35,7 +35,7 @@ def sent(fake) -> dict[str, str]:
     out = {}
     for record in fake.log:
         if record.path.endswith(("esearch.fcgi", "search", "works", "paper/search", "query")):
-            out[record.provider] = record.params[keys[record.provider]]
+            out[record.prefix] = record.params[keys[record.prefix]]
     return out
 
 

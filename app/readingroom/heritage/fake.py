@@ -29,16 +29,13 @@ for every request; None falls through to the canned answers.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from importlib import resources
-from urllib.parse import parse_qsl, unquote, urlsplit
 
-from ..core.loopback import LoopbackServer
+from ..core.loopback import Answer, RecordingServer, Request, RequestRecord
 
-__all__ = ["PREFIXES", "Answer", "FakeUpstreams", "RequestRecord", "Script", "canned"]
+__all__ = ["ACTIVE", "INACTIVE", "PREFIXES", "Canned", "FakeUpstreams", "RequestRecord", "Script",
+           "canned"]
 
 PREFIXES: dict[str, str] = {
     "ckan": "CKAN_API_URL",
@@ -50,25 +47,12 @@ PREFIXES: dict[str, str] = {
 _JSON = {"Content-Type": "application/json;charset=utf-8"}
 _LD = {"Content-Type": "application/ld+json;charset=utf-8"}
 _XML = {"Content-Type": "text/xml;charset=UTF-8"}
-Answer = tuple[int, dict[str, str], bytes]
+Canned = tuple[int, dict[str, str], bytes]
 """(status, headers, body) of one scripted answer."""
-Script = Callable[[str, str, dict[str, str], str], "Answer | None"]
+Script = Callable[[str, str, dict[str, str], str], "Canned | None"]
 """(prefix, path after the prefix, query parameters, request body) → an answer or None."""
 ACTIVE = "11111111-2222-3333-4444-555555555555"
 INACTIVE = "66666666-7777-8888-9999-000000000000"
-
-
-@dataclass(frozen=True)
-class RequestRecord:
-    """One request as the fake saw it."""
-
-    prefix: str
-    method: str
-    path: str
-    params: dict[str, str]
-    body: str
-    arrived: float
-    status: int
 
 
 def canned(name: str) -> bytes:
@@ -76,7 +60,7 @@ def canned(name: str) -> bytes:
     return resources.files("readingroom.heritage").joinpath("canned", name).read_bytes()
 
 
-class FakeUpstreams(LoopbackServer):
+class FakeUpstreams(RecordingServer):
     """Run with ``with FakeUpstreams() as fake: fake.env()``."""
 
     def __init__(self, *, slow_seconds: float = 30.0) -> None:
@@ -84,53 +68,19 @@ class FakeUpstreams(LoopbackServer):
         self.slow_seconds = slow_seconds
         self.modes: dict[str, str] = {}
         self.script: Script | None = None
-        self._log: list[RequestRecord] = []
 
     def env(self) -> dict[str, str]:
         """The five base-URL variables pointing at this fake."""
         return {var: f"{self.url}/{prefix}" for prefix, var in PREFIXES.items()}
 
-    @property
-    def log(self) -> list[RequestRecord]:
-        """A copy of the request log, in order of arrival."""
-        with self._lock:
-            return sorted(self._log, key=lambda r: r.arrived)
-
-    def requests(self, prefix: str) -> list[RequestRecord]:
-        """The requests one upstream received."""
-        return [r for r in self.log if r.prefix == prefix]
-
-    def clear(self) -> None:
-        """Forget the log."""
-        with self._lock:
-            self._log.clear()
-
-    def _handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
-        arrived = time.monotonic()
-        split = urlsplit(handler.path)
-        parts = split.path.strip("/").split("/", 1)
-        prefix, rest = parts[0], parts[1] if len(parts) > 1 else ""
-        params = dict(parse_qsl(split.query, keep_blank_values=True))
-        length = int(handler.headers.get("Content-Length") or 0)
-        body = handler.rfile.read(length).decode("utf-8", "replace") if length else ""
-        raw = unquote(split.query) + body
-        scripted = self.script(prefix, rest, params, body) if self.script is not None else None
-        if scripted is not None:
-            status, headers, content = scripted
-            delay = 0.0
-        else:
-            status, headers, content, delay = self._answer(prefix, rest, params, raw)
-        time.sleep(delay)
-        head = [f"HTTP/1.0 {status} {'OK' if status == 200 else 'Error'}",
-                f"Content-Length: {len(content)}", "Connection: close",
-                *(f"{k}: {v}" for k, v in headers.items())]
-        try:
-            handler.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + content)
-            handler.wfile.flush()
-        except OSError:
-            pass
-        with self._lock:
-            self._log.append(RequestRecord(prefix, method, rest, params, body, arrived, status))
+    def answer(self, request: Request) -> Answer:
+        """The scripted answer if :attr:`script` gives one, else the canned one."""
+        if self.script is not None:
+            scripted = self.script(request.prefix, request.path, request.params, request.body)
+            if scripted is not None:
+                return Answer(*scripted)
+        return Answer(*self._answer(request.prefix, request.path, request.params,
+                                    request.words))
 
     def _answer(self, prefix: str, rest: str, params: dict[str, str],
                 raw: str) -> tuple[int, dict[str, str], bytes, float]:
@@ -171,8 +121,7 @@ class FakeUpstreams(LoopbackServer):
             return 404, {"Content-Type": "text/plain"}, b"Not Found", delay
         return 200, _JSON, canned("dodis_empty.json" if empty else "dodis_query.json"), delay
 
-    def _ckan(self, rest: str, params: dict[str, str],
-              empty: bool) -> tuple[int, dict[str, str], bytes]:
+    def _ckan(self, rest: str, params: dict[str, str], empty: bool) -> Canned:
         if rest == "resource_show":
             rid = params.get("id", "")
             if rid == ACTIVE:
@@ -190,7 +139,7 @@ class FakeUpstreams(LoopbackServer):
                                       else "sikart_detail_empty.json")
         return 200, _JSON, canned("sikart_empty.json" if empty else "sikart_search.json")
 
-    def _oai(self, params: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    def _oai(self, params: dict[str, str]) -> Canned:
         verb = params.get("verb")
         if verb == "ListSets":
             return 200, _XML, canned("helveticat_oai_listsets.xml")

@@ -36,10 +36,10 @@ paging parameters (``retstart``/``retmax`` and the ``id`` list, ``offset``/``row
 ``page``/``per-page``, ``offset``/``limit``, ``pageSize``, ``start``/``max_results``), so paging
 can be followed end to end.
 
-Requests are handled on parallel threads (HTTP/1.0, one request per connection), so a client
-that overlaps requests is *seen* overlapping; arrival is stamped at the accept and
-``answered`` just before the one write of the response, as in
-:mod:`readingroom.ndl.fake_sru`.
+Each host is a :class:`~readingroom.core.loopback.RecordingServer` writing to one shared
+:class:`~readingroom.core.loopback.Journal`: requests are handled on parallel threads (HTTP/1.0,
+one request per connection), so a client that overlaps requests is *seen* overlapping;
+arrival is stamped at the accept and ``answered`` just before the one write of the response.
 """
 
 from __future__ import annotations
@@ -47,14 +47,10 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from importlib import resources
-from itertools import pairwise
-from urllib.parse import parse_qsl, unquote, urlsplit
 
-from ..core.loopback import LoopbackServer
+from ..core import loopback
+from ..core.loopback import Answer, Journal, RecordingServer, Request, RequestRecord
 
 __all__ = ["HOSTS", "PREFIXES", "FakeProviders", "RequestRecord", "canned"]
 
@@ -85,21 +81,7 @@ _XML = {"Content-Type": "application/xml;charset=UTF-8"}
 _ATOM = {"Content-Type": "application/atom+xml; charset=utf-8"}
 _FULLTEXT = {"PMC9000001": "fulltext_PMC9000001.xml", "PMC9000002": "fulltext_PMC9000002.xml"}
 
-Answer = tuple[int, dict[str, str], bytes]
-
-
-@dataclass(frozen=True)
-class RequestRecord:
-    """One request as the fake saw it (monotonic seconds, the same clock in every process)."""
-
-    provider: str
-    path: str
-    params: dict[str, str]
-    arrived: float
-    answered: float
-    finished: float
-    status: int
-    host: str = ""
+Canned = tuple[int, dict[str, str], bytes]
 
 
 def canned(name: str) -> bytes:
@@ -107,16 +89,16 @@ def canned(name: str) -> bytes:
     return resources.files("readingroom.literature").joinpath("canned", name).read_bytes()
 
 
-class _Host(LoopbackServer):
+class _Host(RecordingServer):
     """One fake host: a loopback port whose requests the :class:`FakeProviders` answers."""
 
     def __init__(self, owner: FakeProviders, name: str) -> None:
-        super().__init__()
+        super().__init__(name=name, journal=owner.journal)
         self.owner = owner
-        self.name = name
 
-    def _handle(self, handler: BaseHTTPRequestHandler, method: str = "GET") -> None:
-        self.owner._serve(self, handler)
+    def answer(self, request: Request) -> Answer:
+        """The owner's answer for this request."""
+        return self.owner.answer(request)
 
 
 class FakeProviders:
@@ -133,11 +115,9 @@ class FakeProviders:
         self.modes: dict[str, str] = {}
         self.retry_after: dict[str, str] = {}
         """Provider → the ``Retry-After`` value its ``rate_limited`` answers carry."""
-        self.bodies: dict[tuple[str, str], Answer] = {}
+        self.bodies: dict[tuple[str, str], Canned] = {}
         """``(provider, path suffix)`` → the answer served instead of the canned one."""
-        self._lock = threading.Lock()
-        self._log: list[RequestRecord] = []
-        self._stopped = threading.Event()
+        self.journal = Journal()
         self._hosts = {name: _Host(self, name) for name in dict.fromkeys(HOSTS.values())}
 
     def __enter__(self) -> FakeProviders:
@@ -149,14 +129,12 @@ class FakeProviders:
 
     def start(self) -> str:
         """Start every host; returns :attr:`url` (the first host's origin)."""
-        self._stopped.clear()
         for host in self._hosts.values():
             host.start()
         return self.url
 
     def stop(self) -> None:
         """Stop every host (a ``hang`` answer is released first)."""
-        self._stopped.set()
         # In parallel: each host's serve loop notices a shutdown only at its next poll.
         stoppers = [threading.Thread(target=host.stop) for host in self._hosts.values()]
         for thread in stoppers:
@@ -180,12 +158,11 @@ class FakeProviders:
     @property
     def log(self) -> list[RequestRecord]:
         """A copy of the request log, in order of arrival."""
-        with self._lock:
-            return sorted(self._log, key=lambda r: r.arrived)
+        return self.journal.records()
 
     def requests(self, provider: str) -> list[RequestRecord]:
         """The requests one provider received, in order of arrival."""
-        return [r for r in self.log if r.provider == provider]
+        return [r for r in self.log if r.prefix == provider]
 
     def host_requests(self, host: str) -> list[RequestRecord]:
         """The requests one fake host received (every provider on it), in order of arrival."""
@@ -193,15 +170,15 @@ class FakeProviders:
 
     def start_gaps(self, provider: str) -> list[float]:
         """Seconds between consecutive arrivals at one provider."""
-        return [b.arrived - a.arrived for a, b in pairwise(self.requests(provider))]
+        return loopback.start_gaps(self.requests(provider))
 
     def floor_gaps(self, provider: str) -> list[float]:
         """Seconds from each answer to the next arrival at one provider (serial pacing)."""
-        return [b.arrived - a.answered for a, b in pairwise(self.requests(provider))]
+        return loopback.floor_gaps(self.requests(provider))
 
     def host_start_gaps(self, host: str) -> list[float]:
         """Seconds between consecutive arrivals at one host (every provider on it)."""
-        return [b.arrived - a.arrived for a, b in pairwise(self.host_requests(host))]
+        return loopback.start_gaps(self.host_requests(host))
 
     def host_in_flight(self, host: str) -> int:
         """The most requests one host was serving at once."""
@@ -210,48 +187,27 @@ class FakeProviders:
 
     def host_floor_gaps(self, host: str) -> list[float]:
         """Seconds from each answer to the next arrival at one host."""
-        return [b.arrived - a.answered for a, b in pairwise(self.host_requests(host))]
+        return loopback.floor_gaps(self.host_requests(host))
 
     def overlaps(self, provider: str) -> int:
         """How many requests to one provider arrived before the previous one had finished."""
-        return _overlaps(self.requests(provider))
+        return loopback.overlaps(self.requests(provider))
 
     def host_overlaps(self, host: str) -> int:
         """How many requests to one host arrived before the previous one had finished."""
-        return _overlaps(self.host_requests(host))
+        return loopback.overlaps(self.host_requests(host))
 
     def clear(self) -> None:
         """Forget the log."""
-        with self._lock:
-            self._log.clear()
+        self.journal.clear()
 
     # ---------------------------------------------------------------- serving
-    def _serve(self, host: _Host, handler: BaseHTTPRequestHandler) -> None:
-        arrived = host.arrival(handler.connection)
-        split = urlsplit(handler.path)
-        parts = split.path.strip("/").split("/", 1)
-        provider = parts[0]
-        rest = parts[1] if len(parts) > 1 else ""
-        params = dict(parse_qsl(split.query, keep_blank_values=True))
-        raw = unquote(split.query)
-        status, headers, body, delay = self._answer(provider, rest, params, raw)
-        if delay == float("inf"):
-            self._stopped.wait()
-            return
-        time.sleep(self.latency + delay)
-        answered = time.monotonic()
-        head = [f"HTTP/1.0 {status} {'OK' if status == 200 else 'Error'}",
-                f"Content-Length: {len(body)}", "Connection: close",
-                *(f"{k}: {v}" for k, v in headers.items())]
-        try:
-            handler.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
-            handler.wfile.flush()
-        except OSError:  # the client gave up (a cancelled call); the log still counts it
-            pass
-        finished = time.monotonic()
-        with self._lock:
-            self._log.append(RequestRecord(provider, rest, params, arrived, answered, finished,
-                                           status, host.name))
+    def answer(self, request: Request) -> Answer:
+        """The answer to one request at any host: scripted, by mode, or canned and paged."""
+        status, headers, body, delay = self._answer(request.prefix, request.path,
+                                                    request.params, request.query)
+        return Answer(status, headers, body, delay if delay == float("inf")
+                      else self.latency + delay)
 
     def _answer(
         self, provider: str, rest: str, params: dict[str, str], raw: str
@@ -281,7 +237,7 @@ class FakeProviders:
             body = _paged(provider, rest, params, body)
         return status, headers, body, delay
 
-    def _canned(self, provider: str, rest: str, params: dict[str, str], empty: bool) -> Answer:
+    def _canned(self, provider: str, rest: str, params: dict[str, str], empty: bool) -> Canned:
         if provider == "pubmed":
             if rest.endswith("esearch.fcgi"):
                 name = "pubmed_esearch_empty.xml" if empty else "pubmed_esearch.xml"
@@ -360,6 +316,3 @@ def _paged(provider: str, rest: str, params: dict[str, str], body: bytes) -> byt
         payload["resultList"]["result"] = result[start:start + size]
     return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
-
-def _overlaps(requests: list[RequestRecord]) -> int:
-    return sum(1 for a, b in pairwise(requests) if b.arrived < a.finished)

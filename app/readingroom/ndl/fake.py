@@ -4,19 +4,9 @@ Serves the project's own canned DC-NDL responses (``canned/``, written by hand i
 real recordings). It handles requests on parallel threads on purpose, so a client that sends
 two requests at once is *seen* overlapping in :attr:`FakeSru.log`.
 
-Timing is taken where an upstream would see it, so the self-test judges the courtesy floor as
-the NDL would:
-
-- **arrival**: stamped when the fake accepts the connection, before a byte of the request is
-  read. The fake speaks HTTP/1.0 and closes every connection after one response, so every
-  request is its own connection and the accept is the earliest moment it can be seen (stamping
-  per request line read would be later, after the thread was scheduled and the line parsed).
-- **answered**: stamped just before the response is handed to the socket in one write. The
-  client cannot have read the response before that moment, so a client keeping the floor from
-  the end of its exchange shows here as at least the floor, race-free; a stamp taken after the
-  write could land after the client already had the whole response (the thread may be
-  preempted in between) and fail an honest client on a busy machine.
-- **finished**: after the write; a request arriving before it overlapped this one.
+Every request is recorded by :class:`~readingroom.core.loopback.RecordingServer` with the
+stamps the self-test judges the courtesy floor by, as the NDL would see it (arrival at the
+accept, ``answered`` just before the one write, ``finished`` after it).
 
 Behaviour is chosen by magic words in the CQL, so tests and the self-test can reach every path:
 
@@ -39,34 +29,15 @@ word in the query   answer
 
 from __future__ import annotations
 
-import socket
 import time
-from dataclasses import dataclass
 from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler
 from importlib import resources
-from itertools import pairwise
-from urllib.parse import parse_qs, urlsplit
 
-from ..core.loopback import LoopbackServer
+from ..core.loopback import Answer, RecordingServer, Request, RequestRecord
 
 __all__ = ["FakeSru", "RequestRecord", "canned"]
 
 SLOW_S = 3.0
-
-
-@dataclass(frozen=True)
-class RequestRecord:
-    """One request as the fake saw it (monotonic seconds, the same clock as every process)."""
-
-    arrived: float
-    """The connection was accepted."""
-    answered: float
-    """The response was about to be written."""
-    finished: float
-    """The response had been written."""
-    params: dict[str, str]
-    status: int
 
 
 def canned(name: str) -> bytes:
@@ -80,7 +51,7 @@ _HTML = (
 )
 
 
-class FakeSru(LoopbackServer):
+class FakeSru(RecordingServer):
     """Run with ``with FakeSru(latency=0.05) as fake: fake.url``.
 
     Args:
@@ -92,75 +63,21 @@ class FakeSru(LoopbackServer):
         super().__init__()
         self.latency = latency
         self.slow_seconds = slow_seconds
-        self._log: list[RequestRecord] = []
         self._seen: set[str] = set()
-        self._in_flight = 0
-        self.max_in_flight = 0
 
     @property
     def url(self) -> str:
         """The SRU endpoint, for NDL_SRU_URL."""
         return f"{self.origin}/api/sru"
 
-    @property
-    def log(self) -> list[RequestRecord]:
-        """A copy of the request log, in order of arrival."""
-        with self._lock:
-            return sorted(self._log, key=lambda r: r.arrived)
+    def answer(self, request: Request) -> Answer:
+        """The canned answer the query's magic word chooses, after the latency."""
+        query = request.params.get("query", "")
+        status, headers, body = self._choose(query)
+        delay = self.latency + (self.slow_seconds if "__slow__" in query else 0.0)
+        return Answer(status, headers, body, delay)
 
-    # ---------------------------------------------------------------- checks
-    def overlaps(self) -> int:
-        """How many requests arrived before the previous one had been answered."""
-        log = self.log
-        return sum(1 for a, b in pairwise(log) if b.arrived < a.finished)
-
-    def gaps(self) -> list[float]:
-        """Seconds between consecutive arrivals."""
-        log = self.log
-        return [b.arrived - a.arrived for a, b in pairwise(log)]
-
-    def floor_gaps(self) -> list[float]:
-        """Seconds from each answer to the next arrival: the courtesy floor as kept here."""
-        log = self.log
-        return [b.arrived - a.answered for a, b in pairwise(log)]
-
-    # ---------------------------------------------------------------- serving
-    def _accepted(self, conn: socket.socket) -> None:
-        super()._accepted(conn)
-        with self._lock:
-            self._in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self._in_flight)
-
-    def _forget(self, conn: socket.socket) -> float | None:
-        arrived = super()._forget(conn)
-        if arrived is not None:
-            with self._lock:
-                self._in_flight -= 1
-        return arrived
-
-    def _handle(self, req: BaseHTTPRequestHandler, method: str = "GET") -> None:
-        arrived = self.arrival(req.request)
-        params = {k: v[0] for k, v in parse_qs(urlsplit(req.path).query).items()}
-        status, headers, body = self._choose(params)
-        delay = self.latency + (self.slow_seconds if "__slow__" in params.get("query", "")
-                                else 0.0)
-        if delay:
-            time.sleep(delay)
-        head = [f"HTTP/1.0 {status} {req.responses.get(status, ('',))[0]}",
-                f"Date: {formatdate(usegmt=True)}", "Connection: close",
-                f"Content-Length: {len(body)}", *(f"{k}: {v}" for k, v in headers.items())]
-        message = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
-        answered = time.monotonic()
-        try:
-            req.wfile.write(message)
-            req.wfile.flush()
-        finally:
-            with self._lock:
-                self._log.append(RequestRecord(arrived, answered, time.monotonic(), params,
-                                               status))
-
-    def _choose(self, params: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-        query = params.get("query", "")
+    def _choose(self, query: str) -> tuple[int, dict[str, str], bytes]:
         xml = {"Content-Type": "text/xml; charset=UTF-8"}
         if "__429once__" in query:
             with self._lock:

@@ -1,7 +1,7 @@
 """swiss-cultural-heritage-mcp's self-test: its promises, proven in a real server process.
 
 Launches the server as a stdio subprocess (``python -m readingroom.heritage``, or the frozen
-executable beside this one) against :class:`~.fake_upstreams.FakeUpstreams`, and checks:
+executable beside this one) against :class:`~.fake.FakeUpstreams`, and checks:
 
 * the eleven read-only tools (only the static list is closed-world);
 * every tool in both response formats: the envelope always in ``structuredContent``, JSON or

@@ -115,9 +115,13 @@ class _Loaded:
     def source(self) -> SourceText:
         with self._lock:
             if self._source is None:
-                self._source = SourceText(self.units, book_id=self.pkg.book_id,
-                                          version=self.pkg.version,
-                                          source_sha256=self.manifest["source"]["sha256"])
+                from .library.manifest import locator_reference
+
+                manifest = self.manifest
+                self._source = SourceText(
+                    self.units, book_id=self.pkg.book_id, version=self.pkg.version,
+                    source_sha256=manifest["source"]["sha256"],
+                    reference=lambda loc: locator_reference(manifest, loc))
             return self._source
 
     @property
@@ -251,6 +255,7 @@ class BookService:
         progress: Callable[[str, int, int], None] | None = None,
         semantic: SemanticConfig | None = None,
         ocr: OcrOptions | None = None,
+        library: Mapping[str, Any] | None = None,
     ) -> Envelope:
         """Ingest a source file into a new package version and publish it atomically.
 
@@ -259,6 +264,8 @@ class BookService:
         ``ocr``, a PDF's pages without a text layer (or all) are read by Tesseract; when it
         or its language data is missing, CAPABILITY_UNAVAILABLE says what to install and
         nothing is built.
+        ``library`` (from ``add``): the origin, metadata and CSL reference a library gave the
+        file (:func:`.library.manifest.apply_library`).
         """
         from .ingest import detect_format, ingest
 
@@ -308,6 +315,10 @@ class BookService:
             stats = build_index(book_text.records, build / "index.sqlite",
                                 record_labels=record_page_labels(doc.units, book_text.records))
             manifest = self._manifest(book_id, name, sha, size, doc, book_text, stats)
+            if library is not None:
+                from .library.manifest import apply_library
+
+                apply_library(manifest, library, title_given=bool(title))
             if semantic is not None:
                 from .search.semantic import embed_package
 
@@ -398,6 +409,9 @@ class BookService:
                        chars=len(r.text), role=r.role)
             for r in records
         ]
+        from .library.citation import citation_line, reference_for
+
+        reference = reference_for(manifest)
         book = SkillBook(
             book_id=manifest["id"], title=manifest["title"], authors=tuple(manifest["authors"]),
             language=manifest["language"], format=doc.format,
@@ -405,6 +419,9 @@ class BookService:
             source_sha256=manifest["source"]["sha256"], unit_count=len(doc.units),
             unit_kind=manifest["counts"]["unit_kind"] or "", records=entries,
             capabilities=manifest["capabilities"], tool_version=__version__,
+            citation=citation_line(reference), bibtex_key=reference.get("citation-key"),
+            reference_from="the library it was imported from" if manifest.get("reference")
+            else "the file's own metadata",
         )
         build_skill(book, folder / "skill")
 
@@ -433,9 +450,12 @@ class BookService:
                 env.diagnose(Level.warning, Code.BOOK_DAMAGED, err.message,
                              hint=err.remediation)
                 continue
+            from .library.manifest import origin_summary
+
             items.append({"book_id": book_id, "version": m["version"], "state": "ok",
                           **_shown_title(m), "format": m["source"]["format"],
-                          "units": m["counts"]["units"], "records": m["counts"]["records"]})
+                          "units": m["counts"]["units"], "records": m["counts"]["records"],
+                          "origin": origin_summary(m, self.registry.origin(book_id))})
         env.items = items
         env.result = ResultInfo(total=len(items), returned=len(items))
         return env
@@ -480,6 +500,7 @@ class BookService:
             "integrity": _integrity(m, damage),
             "builds_in_progress": self.registry.builds_in_progress(book_id),
             "stale_builds_removed": swept,
+            **_library_fields(m, self.registry.origin(book_id)),
         })
         if damage:
             named = pkg.damaged(damage[0].file, damage[0].problem)
@@ -514,6 +535,111 @@ class BookService:
             for key in [k for k in self._cache if k[0] == book_id]:
                 del self._cache[key]
         return self._env("book_remove", data={"book_id": book_id, "versions_removed": removed})
+
+    # ------------------------------------------------------------------ library
+    def refresh_library(self, book_id: str, library: Mapping[str, Any]) -> Envelope:
+        """A new version of a book whose file is unchanged but whose library metadata changed.
+
+        The text layers, index and source copy of the current version are reused (hard links
+        where the file system allows, else copies); the manifest and the Book Skill are
+        written anew with the library's metadata. Old locators answer STALE_LOCATOR, as after
+        any new version.
+        """
+        import os
+        import shutil
+
+        from .library.manifest import apply_library
+
+        began = time.monotonic()
+        loaded = self._load(book_id)
+        old = loaded.pkg
+        build = self.registry.new_build_dir(book_id)
+        try:
+            for path in sorted(old.path.rglob("*")):
+                rel = path.relative_to(old.path)
+                if rel.parts[0] in ("skill", "manifest.json") or not path.is_file():
+                    continue
+                target = build / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(path, target)
+                except OSError:
+                    shutil.copy2(path, target)
+            manifest = json.loads(json.dumps(loaded.manifest))
+            manifest.pop("files", None)
+            manifest["created"] = utc_now_iso()
+            manifest["tool"] = {"name": "readingroom book-agent", "version": __version__}
+            apply_library(manifest, library, title_given=False)
+            doc = SourceDocument(format=manifest["source"]["format"],
+                                 units=tuple(loaded.units))
+            records = loaded.records
+
+            def finalize(folder: Path, version: int) -> None:
+                manifest["version"] = version
+                self._write_skill(folder, manifest, doc, records)
+                manifest["files"] = record_files(folder)
+                write_atomically(folder / "manifest.json",
+                                 json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+
+            pkg = self.registry.publish(book_id, build, replace=True, finalize=finalize)
+        except BaseException:
+            self.registry.discard(build)
+            raise
+        return self._env("book_init", data={
+            "book_id": pkg.book_id, "version": pkg.version, "package": str(pkg.path),
+            **_shown_title(manifest), "format": manifest["source"]["format"],
+            "units": manifest["counts"]["units"], "records": manifest["counts"]["records"],
+            "capabilities": manifest["capabilities"], "metadata_only": True,
+            "seconds": round(time.monotonic() - began, 2)})
+
+    def cite(self, book_id: str, *, locator: Any = None, format: str = "csl-json") -> Envelope:
+        """The book's reference as CSL-JSON, BibTeX or RIS, with a passage's page when a
+        locator is given (verified against the current version first: an old one is
+        STALE_LOCATOR)."""
+        from .library.citation import (
+            bibtex_key,
+            citation_line,
+            compact,
+            file_reference,
+            passage_locator,
+            reference_for,
+            to_bibtex,
+            to_csl_json,
+            to_ris,
+            with_locator,
+        )
+
+        writers = {"csl-json": to_csl_json, "bibtex": to_bibtex, "ris": to_ris}
+        if format not in writers:
+            raise CoreError(Code.INVALID_ARGUMENT, f"format must be one of "
+                            f"{', '.join(writers)}.", details={"format": format},
+                            remediation="e.g. --format bibtex")
+        loaded = self._load(book_id)
+        m = loaded.manifest
+        stored = m.get("reference")
+        full = dict(stored) if isinstance(stored, Mapping) and stored else file_reference(m)
+        full["id"] = book_id
+        full.setdefault("citation-key", reference_for(m).get("citation-key"))
+        if format != "csl-json":
+            full = compact(full, book_id) | {"citation-key": full["citation-key"]}
+        where = None
+        if locator is not None:
+            loc = parse_locator(locator)
+            if loc.book_id != book_id:
+                raise CoreError(Code.INVALID_LOCATOR, f"The locator is for book "
+                                f"{loc.book_id!r}, not {book_id!r}.",
+                                remediation="Use a locator returned for this book.")
+            check_locator(loc, loaded.source)
+            where = passage_locator(loc.model_dump(mode="json", exclude_none=True))
+        ref = with_locator(full, *(where or (None, None)))
+        return self._env("book_cite", data={
+            "book_id": book_id, "version": loaded.pkg.version, "format": format,
+            "text": writers[format](ref), "key": bibtex_key(ref),
+            "citation": citation_line(ref),
+            "reference_from": "library" if stored else "file metadata",
+            "reference": compact(ref, book_id) | ({"label": ref["label"],
+                                                   "locator": ref["locator"]}
+                                                  if "locator" in ref else {})})
 
     # ------------------------------------------------------------------ search
     def warm_up(self, wait: float | None = 0.0) -> None:
@@ -600,6 +726,7 @@ class BookService:
             if rec is not None and rec.text_source != "file":
                 hit["text_source"] = rec.text_source
                 hit["ocr"] = rec.ocr
+        _cite_hits(hits, loaded.manifest)
         env = self._env(
             "book_search", items=hits, data={**data, "book_id": book_id,
                                              "version": loaded.pkg.version,
@@ -1005,6 +1132,29 @@ def _shown_authors(manifest: Mapping[str, Any]) -> list[str]:
     if len(authors) > MAX_AUTHORS:
         shown.append(f"… and {len(authors) - MAX_AUTHORS} more")
     return shown
+
+
+def _library_fields(manifest: Mapping[str, Any], sidecar: Mapping[str, Any] | None
+                    ) -> dict[str, Any]:
+    """``status`` fields of a book's library and reference."""
+    from .library.citation import citation_line, reference_for
+    from .library.manifest import library_summary, origin_summary
+
+    ref = reference_for(manifest)
+    out: dict[str, Any] = {"reference": ref, "citation": citation_line(ref),
+                           "origin": origin_summary(manifest, sidecar)}
+    library = library_summary(manifest, sidecar)
+    if library is not None:
+        out["library"] = library
+    return out
+
+
+def _cite_hits(hits: list[dict[str, Any]], manifest: Mapping[str, Any]) -> None:
+    """Every hit gets the book's ``reference`` (with its pages) and a ``citation`` line."""
+    from .library.manifest import hit_reference
+
+    for hit in hits:
+        hit.update(hit_reference(manifest, hit))
 
 
 def _damaged_item(book_id: str, err: CoreError) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "app"), str(ROOT), str(Path(__file__).resolve().parent)]
 
-from book_mcp import peak_rss_mb, pct, server_argv  # noqa: E402
+from book_mcp import pct, peak_rss_mb, server_argv  # noqa: E402
 from book_search import _japanese_vocab, _latin_vocab, _zipf_pick  # noqa: E402
 from readingroom.core.rawstdio import RawStdioClient  # noqa: E402
 
@@ -160,7 +160,8 @@ def queries(books: int, n: int, seed: int = 11) -> list[str]:
         elif kind == 8:
             out.append(f"Chapter {rng.randint(1, 30)}")
         else:
-            out.append(f"{rng.choice(latin[200:4000])} {rng.choice(topic_words(rng.randrange(books)))}")
+            topic = rng.choice(topic_words(rng.randrange(books)))
+            out.append(f"{rng.choice(latin[200:4000])} {topic}")
     return out
 
 

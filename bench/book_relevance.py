@@ -5,7 +5,10 @@ means, by a stable property of that record (a phrase its text contains, or its o
 never by a record id. Its books are the shared fixture books and two generated EPUBs (an
 English and a Japanese book, each with an in-spine contents page listing its chapter titles).
 Query classes: chapter titles (a contents page must not win), famous opening lines typed
-unquoted, phrases, parts of hyphenated compounds, CJK, Hebrew and Arabic.
+unquoted, phrases, parts of hyphenated compounds, CJK, Hebrew and Arabic; and, harder (issue
+21): linear-algebra's sections by their titles among many alike (``similar-sections``),
+names a back-of-book index lists (``index-role``: the passage is meant), singular/plural
+(``plural``) and ruby readings (``ruby``), on two more generated EPUBs.
 
 Each book is ingested through the package's public path (``BookService.init``), so the whole
 pipeline is measured; its index is then opened with each engine (``fts5`` and the Python BM25
@@ -82,7 +85,49 @@ def _japanese_contents(path: Path) -> Path:
     return make_epub(path, chapters, title="小さな話", language="ja")
 
 
-_GENERATED = {"english-contents": _english_contents, "japanese-contents": _japanese_contents}
+_FILLER = ("The committee met in the long room above the harbour and read the letters aloud, "
+           "one after another, until the lamps were lit and the tide had turned again. ")
+_INDEX_NAMES = [
+    ("Marguerite Okonkwo kept the harbour ledgers", "Okonkwo, Marguerite"),
+    ("the tide tables were printed", "tide tables"),
+    ("Eduard Vantongeren drew the first chart", "Vantongeren, Eduard"),
+    ("the lighthouse lenses came from Paris", "lighthouse lenses"),
+    ("a metatopic is a topic about topics", "metatopics"),
+]
+
+
+def _index_book(path: Path) -> Path:
+    """Twelve chapters of prose, each naming one thing once, and a back-of-book index (EPUB
+    Indexes vocabulary) that lists every name with links: the index is short and has every
+    name, so BM25 likes it better than the chapters a reader means."""
+    from tests.book.make_epub_classes import make_book
+
+    chapters = []
+    for n in range(12):
+        named = _INDEX_NAMES[n % len(_INDEX_NAMES)][0] if n < len(_INDEX_NAMES) else ""
+        body = (_FILLER * 6) + (f"In those years {named}, as the minutes say. " if named
+                                else "") + _FILLER * 6
+        chapters.append((f"ch{n + 1}", f"<h1>Chapter {n + 1}</h1><p id='p{n}'>{body}</p>"))
+    entries = "".join(
+        f'<li epub:type="index-entry"><span epub:type="index-term">{term}</span> '
+        f'<a href="ch{n + 1}.xhtml#p{n}">{10 * n + 3}</a>, <a href="ch{n + 1}.xhtml">'
+        f"{10 * n + 4}</a></li>" for n, (_text, term) in enumerate(_INDEX_NAMES))
+    entries += "".join(f'<li epub:type="index-entry"><span epub:type="index-term">harbour '
+                       f'ledgers {k}</span> <a href="ch{k}.xhtml">{k}</a></li>'
+                       for k in range(1, 8))
+    chapters.append(("index", f'<section epub:type="index"><h1>Index</h1><ul>{entries}</ul>'
+                     "</section>"))
+    return make_book(path, chapters)
+
+
+def _ruby_book(path: Path) -> Path:
+    from tests.book.make_epub_round2 import make_ruby_book
+
+    return make_ruby_book(path)
+
+
+_GENERATED = {"english-contents": _english_contents, "japanese-contents": _japanese_contents,
+              "index-book": _index_book, "ruby-book": _ruby_book}
 
 
 def _records(package: Path) -> dict[str, dict]:

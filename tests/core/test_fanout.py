@@ -138,3 +138,21 @@ def test_all_is_honest() -> None:
     assert sorted(fanout_module.__all__) == ["Outcome", "Status", "fan_out"]
     for name in fanout_module.__all__:
         assert hasattr(fanout_module, name)
+
+
+@pytest.mark.anyio
+async def test_unexpected_failures_say_what_happened() -> None:
+    import errno
+
+    async def deep() -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    async def full() -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    outcomes = await fan_out({"deep": deep, "full": full}, deadline=5)
+    assert outcomes["deep"].code is Code.API_ERROR
+    assert "too deeply" in outcomes["deep"].error.message
+    assert outcomes["full"].code is Code.INTERNAL_ERROR
+    assert "the disk is full" in outcomes["full"].error.message
+    assert "OSError" not in outcomes["full"].error.message

@@ -476,8 +476,58 @@ async def test_transport_failures_name_the_error_class(
         with pytest.raises(UpstreamTransportError) as caught:
             await client.get(f"{BASE}?{QUERY}")
     assert caught.value.code is Code.TRANSPORT_ERROR
-    assert caught.value.details == {"error": name, "host": "api.example.org", "path": "/search"}
+    assert caught.value.details == {"error": name, "host": "api.example.org", "port": 443,
+                                    "path": "/search"}
+    assert "api.example.org:443" in caught.value.message
+    assert name not in caught.value.message, "said in words, not as a class name"
     assert len(upstream.starts) == 1
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("127.0.0.1:8080/sru", "no scheme"),
+    ("ftp://example.org/x", "not http or https"),
+    ("http://:8080/x", "names no host"),
+    ("http://127.0.0.1:99999/x", "port"),
+    ("http://127.0.0.1:abc/x", "port"),
+    ("http://user:pw@127.0.0.1:0/x", "port"),
+])
+async def test_an_unusable_upstream_url_says_what_is_wrong_and_sends_nothing(
+    clock: FakeClock, url: str, why: str
+) -> None:
+    upstream = Upstream(clock, scripted(httpx.Response(200, content=b"{}")))
+    async with make_client(upstream, clock, Politeness(min_interval=1.0, serial=True)) as client:
+        with pytest.raises(CoreError) as caught:
+            await client.get(url)
+    assert caught.value.code is Code.TRANSPORT_ERROR and caught.value.details["reason"] == "bad_url"
+    assert why in caught.value.message and "pw" not in caught.value.message
+    assert upstream.starts == []
+
+
+async def test_a_url_without_a_port_names_the_default_it_used() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    async with HttpClient(politeness=Politeness(min_interval=0.0, serial=True),
+                          user_agent="t", transport=httpx.MockTransport(refuse)) as client:
+        with pytest.raises(UpstreamTransportError) as caught:
+            await client.get("http://127.0.0.1:/sru")
+    assert "127.0.0.1:80" in caught.value.message and "default 80" in caught.value.message
+
+
+async def test_a_json_body_of_a_million_values_is_refused_unparsed() -> None:
+    body = b"[" + b"[]," * 600_000 + b"[]]"
+    async with HttpClient(politeness=Politeness(min_interval=0.0, serial=True), user_agent="t",
+                          transport=httpx.MockTransport(
+                              lambda r: httpx.Response(200, content=body))) as client:
+        with pytest.raises(UpstreamBodyError) as caught:
+            await client.get_json("https://example.org/x")
+    assert caught.value.details["reason"] == "too_many_values"
+    # Brackets and commas inside strings are text, not values.
+    text = b'{"t": "' + b"[,{" * 400_000 + b'"}'
+    async with HttpClient(politeness=Politeness(min_interval=0.0, serial=True), user_agent="t",
+                          transport=httpx.MockTransport(
+                              lambda r: httpx.Response(200, content=text))) as client:
+        assert len((await client.get_json("https://example.org/x"))["t"]) == 1_200_000
 
 
 async def test_5xx_is_a_transport_error_with_status(clock: FakeClock) -> None:
@@ -564,13 +614,19 @@ def test_httpx_loggers_are_quiet() -> None:
 
 def test_all_is_honest() -> None:
     assert sorted(http_module.__all__) == [
+        "ACCEPT_ENCODING",
+        "HeaderValue",
         "HttpClient",
+        "INFLATE_RATIO_FLOOR",
         "MAX_BODY_BYTES",
+        "MAX_INFLATE_RATIO",
+        "MAX_JSON_VALUES",
         "Politeness",
         "RateLimitedError",
         "Revealable",
         "SECRET_HEADER_NAMES",
         "UpstreamBodyError",
+        "UpstreamError",
         "UpstreamHttpError",
         "UpstreamTransportError",
         "redact_headers",

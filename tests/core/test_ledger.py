@@ -503,7 +503,7 @@ def test_a_bad_head_file_is_a_warning_not_a_crash(five: Path) -> None:
 def test_a_defect_in_append_is_still_a_write_failure(
     ledger_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(self: Ledger, entry: object) -> None:
+    def broken(self: Ledger, entry: object, **_: object) -> None:
         raise RecursionError("a defect")
 
     monkeypatch.setattr(Ledger, "append", broken)

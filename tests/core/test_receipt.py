@@ -57,3 +57,57 @@ async def test_an_unwritable_ledger_is_a_warning_not_a_failure(tmp_path: Path):
                         environ={"MCP_RECEIPT_LOG": str(blocker / "receipts.jsonl")})
     assert not got.deposited and env.error is None
     assert [d.code for d in env.diagnostics] == ["RECEIPT_WRITE_FAILED"]
+
+
+def _held(path: Path):
+    """The ledger's cross-process lock, taken the way another process would take it."""
+    from filelock import FileLock
+
+    return FileLock(str(path) + ".lock")
+
+
+async def test_a_busy_ledger_costs_the_search_a_bounded_wait(tmp_path: Path):
+    import time
+
+    path = tmp_path / "receipts.jsonl"
+    env = _env()
+    with _held(path):  # another process holds the lock and does not let go
+        began = time.monotonic()
+        got = await deposit(env, query="q", params={}, providers=[], endpoint=None,
+                            outcome="ok", environ={"MCP_RECEIPT_LOG": str(path)},
+                            lock_timeout=0.3)
+        took = time.monotonic() - began
+    assert took < 3.0 and not got.deposited
+    assert [d.code for d in env.diagnostics] == ["RECEIPT_WRITE_FAILED"]
+    assert "locked" in env.diagnostics[0].message
+
+
+async def test_a_cancelled_deposit_writes_nothing_afterwards(tmp_path: Path):
+    import anyio
+
+    path = tmp_path / "receipts.jsonl"
+    lock = _held(path)
+    lock.acquire()
+    try:
+        with anyio.move_on_after(0.2):  # the call's deadline, while the lock is held
+            await deposit(_env(), query="q", params={}, providers=[], endpoint=None,
+                          outcome="ok", environ={"MCP_RECEIPT_LOG": str(path)},
+                          lock_timeout=5.0)
+    finally:
+        lock.release()
+    # The abandoned worker thread gets the lock now (filelock polls every 50 ms) and must
+    # not write the receipt; nothing can be awaited for "decided not to write", so give it
+    # ten polls.
+    await anyio.sleep(0.5)
+    assert not path.exists() or path.read_bytes() == b""
+
+
+async def test_an_envelope_that_cannot_be_sent_gets_an_internal_error_receipt(tmp_path: Path):
+    path = tmp_path / "receipts.jsonl"
+    env = _env()
+    env.items = [{"id": "r1", "value": object()}]  # nothing can serialise this (a defect)
+    await deposit(env, query="q", params={}, providers=[], endpoint=None, outcome="ok",
+                  result_ids=["r1"], environ={"MCP_RECEIPT_LOG": str(path)})
+    (line,) = [json.loads(t) for t in path.read_text("utf-8").splitlines()]
+    assert (line["outcome"], line["total"], line["returned"], line["result_ids"]) == (
+        "INTERNAL_ERROR", None, 0, [])

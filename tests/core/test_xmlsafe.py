@@ -185,6 +185,7 @@ def test_depth_limit_hit_reads_a_recovering_parsers_log() -> None:
 def test_exports() -> None:
     assert set(xmlsafe.__all__) == {
         "MAX_DEPTH",
+        "MAX_TAGS",
         "UnsafeXmlError",
         "XmlParseError",
         "depth_limit_hit",
@@ -230,3 +231,10 @@ def test_strip_doctype_leaves_documents_without_a_prolog_doctype_alone() -> None
     assert xmlsafe.strip_doctype("<root><!-- <!DOCTYPE x> --></root>") == (
         "<root><!-- <!DOCTYPE x> --></root>")
     assert xmlsafe.strip_doctype('<?xml version="1.0"?><a/>') == "<a/>"
+
+
+def test_a_document_of_too_many_tags_is_refused_unparsed() -> None:
+    with pytest.raises(xmlsafe.UnsafeXmlError) as caught:
+        xmlsafe.parse_xml(b"<r>" + b"<a/>" * (xmlsafe.MAX_TAGS + 1) + b"</r>")
+    assert caught.value.details["reason"] == "too_many_values"
+    assert xmlsafe.parse_xml(b"<r>" + b"<a/>" * 1000 + b"</r>").tag == "r"

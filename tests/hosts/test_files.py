@@ -33,7 +33,7 @@ def test_text_that_is_not_utf8_or_not_a_file_is_refused(tmp_path: Path):
     path.write_bytes(b'{"a": "\xff"}')
     with pytest.raises(ConfigParseError, match="not UTF-8"):
         read_config_text(path)
-    with pytest.raises(ConfigParseError, match="not a regular file"):
+    with pytest.raises(ConfigParseError, match="is a folder"):
         read_config_text(tmp_path)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -28,14 +29,25 @@ def _row(setting: Setting, readers: str, default: str) -> str:
     return f"| `{setting.name}` | {readers} | {setting.help} | {shown} |"
 
 
+def _deadline_defaults(servers: Sequence[ServerInfo]) -> str:
+    """The declared deadlines: the most common one, then each server that declares another
+    (``90; literature-search-mcp: 50``)."""
+    counts = Counter(f"{s.deadline_s:g}" for s in servers)
+    if not counts:
+        return ""
+    usual = max(sorted(counts), key=lambda d: counts[d])
+    others = [f"{s.name}: {s.deadline_s:g}" for s in servers if f"{s.deadline_s:g}" != usual]
+    return "; ".join([usual, *others])
+
+
 def settings_table(servers: Sequence[ServerInfo] | None = None) -> str:
     """The environment-variable table of the given servers (default: the whole catalogue)."""
     chosen = list(SERVERS.values()) if servers is None else list(servers)
     lines = ["| environment variable | read by | meaning | default |", "|---|---|---|---|"]
     for setting in COMMON_SETTINGS:
-        defaults = sorted({f"{s.deadline_s:g}" for s in chosen}) \
-            if setting.name == ENV_TOOL_DEADLINE else [setting.default]
-        lines.append(_row(setting, "every server", " / ".join(d for d in defaults if d)))
+        default = _deadline_defaults(chosen) if setting.name == ENV_TOOL_DEADLINE \
+            else setting.default
+        lines.append(_row(setting, "every server", default))
     for info in chosen:
         lines += [_row(s, f"`{info.name}`", s.default) for s in info.settings]
     return "\n".join(lines)

@@ -6,6 +6,13 @@ when, as Markdown to paste into a methods section or as CSV for a spreadsheet, a
 head to cite. Both say what the chain proves and what it cannot
 (:data:`~readingroom.core.ledger.PROOF_LIMITS`). This is the admin CLI, not an MCP server, so
 it writes to stdout.
+
+The terms in the ledger are chosen by an assistant, which injected text can steer, so both
+formats show what a reader must see, not what the bytes would do: C0 and C1 controls, DEL,
+bidi controls, zero-width characters and line separators are shown escaped (``\x1b``,
+``\u202e``), and a CSV cell that a spreadsheet would run as a formula (one starting with
+``=``, ``+``, ``-``, ``@``, a tab or a carriage return: OWASP's CSV-injection list) gets a
+leading single quote. The ledger itself keeps the raw bytes.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import argparse
 import csv
 import io
 import os
+import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,10 +38,12 @@ __all__ = [
     "CSV_COLUMNS",
     "cmd_report",
     "cmd_verify",
+    "csv_cell",
     "register",
     "render_csv",
     "render_markdown",
     "select_receipts",
+    "visible",
 ]
 
 CSV_COLUMNS = (
@@ -54,6 +64,40 @@ CSV_COLUMNS = (
 )
 
 _SHORT = 12
+
+_HIDDEN = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+    "\ud800-\udfff]"
+)
+"""Characters a reader cannot see, or that change what is displayed around them: C0 and C1
+controls, DEL, the Arabic letter mark, zero-width characters, LRM/RLM, line and paragraph
+separators, bidi embeddings, overrides and isolates, word joiners, the BOM, lone surrogates."""
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a cell as a formula (OWASP, CSV Injection)."""
+
+
+def visible(text: str) -> str:
+    """``text`` with every character of :data:`_HIDDEN` shown as its escape (``\\u202e``)."""
+    return _HIDDEN.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell fit for a spreadsheet: controls shown escaped, a formula start neutralised.
+
+    Numbers stay numbers. A text cell whose first character a spreadsheet would read as the
+    start of a formula is prefixed with ``'`` (checked before escaping, so a leading tab or
+    CR, escaped to ``\\x09``, is still marked).
+    """
+    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return "" if value is None else value
+    text = str(value)
+    shown = visible(text)
+    return "'" + shown if text.startswith(_FORMULA_START) else shown
 
 
 def register(subparsers: Any) -> None:
@@ -251,7 +295,7 @@ def render_csv(receipts: Sequence[Mapping[str, Any]]) -> str:
     writer.writerow(CSV_COLUMNS)
     for line in receipts:
         qhash = line.get("query_hash") or ""
-        writer.writerow(
+        writer.writerow([csv_cell(cell) for cell in
             [
                 line.get("seq", ""),
                 line.get("issued_at", ""),
@@ -268,7 +312,7 @@ def render_csv(receipts: Sequence[Mapping[str, Any]]) -> str:
                 qhash,
                 line.get("hash", ""),
             ]
-        )
+        ])
     return out.getvalue()
 
 
@@ -287,7 +331,7 @@ def _summary(
         span = f"since {_fmt_time(since)} UTC"
     else:
         span = "in total"
-    by_server = Counter(str(r.get("server") or "unknown") for r in receipts)
+    by_server = Counter(visible(str(r.get("server") or "unknown")) for r in receipts)
     servers = ", ".join(f"{name} ({count})" for name, count in sorted(by_server.items()))
     text = f"{searches} {'was' if n == 1 else 'were'} recorded {span} in `{ledger_name}`"
     text += f" by {servers}." if n else "."
@@ -378,7 +422,7 @@ def _count(value: Any) -> str:
 
 
 def _md_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    return visible(text.replace("\\", "\\\\").replace("|", "\\|"))
 
 
 def _short(digest: Any) -> str:

@@ -24,7 +24,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -32,10 +32,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..core.errors import Code, CoreError
 from .furniture import MASK, mask_furniture, spans_within
 from .model import SourceUnit
-from .text import folds_between, is_cjk, normalise, normalise_with_offsets
+from .text import cjk_joins, folds_between, is_cjk, normalise, normalise_with_offsets
 
 __all__ = ["MAX_LOCATOR_CHARS", "QUOTE_CHARS", "Locator", "SourceText", "check_locator",
-           "parse_locator"]
+           "parse_locator", "strip_typed_ruby"]
 
 QUOTE_CHARS = 300
 MAX_LOCATOR_CHARS = 64_000
@@ -79,17 +79,32 @@ class Locator(BaseModel):
         default_factory=list, description="Page furniture inside the span that matching "
         "stepped over: {kind, text, unit_index} (running heads, folios, page breaks, note "
         "markers, line numbers).")
+    text_source: Literal["ocr", "mixed"] | None = Field(
+        None, description="Set when the span's text was read by OCR from page images "
+        "(mixed: partly): machine-read, not the publisher's text.")
+    ocr: dict[str, Any] | None = Field(
+        None, description="For OCR text: engine, engine_version, language, the OCR'd pages "
+        "and their mean word confidence (0-100).")
     checksum: str = Field(description="Integrity check over every other field.")
+    reference: dict[str, Any] | None = Field(
+        None, description="The book's reference (compact CSL-JSON: type, title, author, "
+        "issued, publisher, DOI/ISBN, URL) with CSL's label and locator for this passage. "
+        "Informational: it follows the library's metadata, so neither the checksum nor "
+        "verification covers it.")
 
 
-_OPTIONAL = ("stepped_over", "page_label_inferred")
+_OPTIONAL = ("stepped_over", "page_label_inferred", "text_source", "ocr")
 """Fields added after locators were first issued: left out of the checksum when empty, so an
 older locator (which has none of them) keeps its checksum."""
 
 
+_UNCHECKED = frozenset({"checksum", "reference"})
+"""Fields outside the checksum and the field-by-field verification."""
+
+
 def _checksum(fields: dict[str, Any]) -> str:
     body = {k: v for k, v in fields.items()
-            if k != "checksum" and not (k in _OPTIONAL and v in (None, [], False))}
+            if k not in _UNCHECKED and not (k in _OPTIONAL and v in (None, [], False))}
     canon = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()[:32]
 
@@ -123,9 +138,13 @@ class SourceText:
     """
 
     def __init__(self, units: Sequence[SourceUnit], *, book_id: str, version: int,
-                 source_sha256: str) -> None:
+                 source_sha256: str,
+                 reference: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+                 ) -> None:
         self.units = list(units)
         self.book_id, self.version, self.source_sha256 = book_id, version, source_sha256
+        # The book's reference for a locator's fields (adds the passage's CSL locator).
+        self.reference = reference
         parts: list[str] = []
         self._unit_starts: list[int] = []  # folded position where each unit starts
         self._offsets: list[list[int]] = []
@@ -145,7 +164,8 @@ class SourceText:
                     pass  # broken after a soft hyphen (already dropped): the halves join
                 elif not (prev[-1] in _NO_SPACE_AFTER or folded[0] in _NO_SPACE_BEFORE
                           or prev.endswith("...") or folded.startswith("...")
-                          or (is_cjk(prev[-1]) and is_cjk(folded[0]))):
+                          or (cjk_joins(prev[-1], self._masked[last][self._offsets[last][-2]])
+                              and cjk_joins(folded[0], masked[offs[0]]))):
                     parts[last] += " "
                     self._offsets[last].insert(-1, self._offsets[last][-1])
             self._unit_starts.append(0)
@@ -203,11 +223,36 @@ class SourceText:
 
         A hyphen between letters in ``text`` also matches where the book has none (a
         compound the book broke at a line end). :meth:`match_folds` says which folds a match
-        needed.
+        needed. Only whole matches count: a quote that begins or ends with a letter or digit
+        must not continue a longer word or number in the book (``273.879.750`` is not found
+        in ``273.879.7501``); :meth:`find_with_partials` also returns those.
 
         Returns:
             (folded query, [((unit, char), (unit, char)), ...]) in reading order.
         """
+        needle, spans, _partial = self.find_with_partials(text, unit_range=unit_range)
+        return needle, spans
+
+    def find_with_partials(self, text: str, *, unit_range: tuple[int, int] | None = None
+                           ) -> tuple[str, list, list]:
+        """Like :meth:`find`, and the raw spans where ``text`` occurs only as part of a longer
+        word or number (a partial match), in reading order.
+
+        A quote typed with ruby readings after kanji, as Aozora Bunko writes them
+        (寛容《くつろげ》て) or in parentheses (寛容（くつろげ）て), is matched without them
+        when it does not occur as typed (the raw text keeps ruby bases, not readings);
+        :meth:`match_folds` then names the ``ruby`` fold.
+        """
+        needle, spans, partial = self._find(text, unit_range)
+        if not spans:
+            bare = strip_typed_ruby(text)
+            if bare != text and bare.strip():
+                found = self._find(bare, unit_range)
+                if found[1] or found[2]:
+                    return found
+        return needle, spans, partial
+
+    def _find(self, text: str, unit_range: tuple[int, int] | None) -> tuple[str, list, list]:
         needle = normalise(text).strip()
         if not needle:
             raise CoreError(Code.INVALID_ARGUMENT, "The text to locate is empty after "
@@ -227,8 +272,21 @@ class SourceText:
             while start != -1 and start + len(needle) <= hi:
                 found.append((start, start + len(needle)))
                 start = self.folded.find(needle, start + 1, hi)
-        spans = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in found]
-        return needle, spans
+        whole = [(a, b) for a, b in found if self._whole(a, b)]
+        partial = [(a, b) for a, b in found if not self._whole(a, b)] if len(whole) < len(
+            found) else []
+        spans = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in whole]
+        parts = [(self._raw_pos(a, end=False), self._raw_pos(b, end=True)) for a, b in partial]
+        return needle, spans, parts
+
+    def _whole(self, a: int, b: int) -> bool:
+        """Whether the folded match ``[a, b)`` neither starts inside nor runs on into a word or
+        number (letters and digits outside CJK scripts, which have no word boundaries)."""
+        folded = self.folded
+        first, last = folded[a], folded[b - 1]
+        if a > 0 and _word_char(first) and _word_char(folded[a - 1]):
+            return False
+        return not (b < len(folded) and _word_char(last) and _word_char(folded[b]))
 
     def match_folds(self, text: str, spans: Sequence) -> list[str]:
         """The folds (:data:`.text.FOLD_NAMES`) that ``text`` needed to match ``spans``.
@@ -238,9 +296,15 @@ class SourceText:
         and whitespace aside). Computed on the first few spans.
         """
         names: list[str] = []
+        bare = strip_typed_ruby(text)
         for start, end in list(spans)[:5]:
             found = self._masked_span(start, end).replace(MASK, "")
-            for name in folds_between(text, found):
+            typed = text
+            if bare != text and normalise(text) != normalise(found):
+                typed = bare  # matched without the readings typed after its kanji
+                if "ruby" not in names:
+                    names.append("ruby")
+            for name in folds_between(typed, found):
                 if name not in names:
                     names.append(name)
         return names
@@ -296,6 +360,11 @@ class SourceText:
             "span_sha256": hashlib.sha256(_span_fold(raw).encode("utf-8")).hexdigest(),
             "stepped_over": self.stepped_over(start, end),
         }
+        read = [self.units[u] for u in range(u0, u1 + 1) if self.units[u].text_source == "ocr"]
+        if read:
+            own = any(self.units[u].text_source != "ocr" and self.units[u].text.strip()
+                      for u in range(u0, u1 + 1))
+            fields.update(text_source="mixed" if own else "ocr", ocr=_ocr_label(read))
         if first.kind == "pdf_page":
             fields.update(page_index=first.index, page_label=_label(first.label),
                           page_end_index=last.index, page_end_label=_label(last.label),
@@ -310,7 +379,11 @@ class SourceText:
         else:
             fields.update(line_start=first.line_start, line_end=last.line_end)
         loc = Locator(**fields, checksum="")
-        return loc.model_copy(update={"checksum": _checksum(loc.model_dump(mode="json"))})
+        loc = loc.model_copy(update={"checksum": _checksum(loc.model_dump(mode="json"))})
+        if self.reference is not None:
+            loc = loc.model_copy(update={"reference": self.reference(
+                loc.model_dump(mode="json", exclude_none=True))})
+        return loc
 
     def _page_mark(self, u: int, offset: int, *, inclusive: bool) -> str | None:
         """The printed page at ``offset`` of EPUB unit ``u``: its last page mark at (or, for
@@ -374,7 +447,7 @@ def check_locator(loc: Locator, source: SourceText) -> tuple[tuple[int, int], tu
     given = loc.model_dump(mode="json")
     truth = source.locator(start, end).model_dump(mode="json")
     absent = {k for k in _OPTIONAL if k not in loc.model_fields_set}
-    differ = [k for k in truth if k != "checksum" and k not in absent
+    differ = [k for k in truth if k not in _UNCHECKED and k not in absent
               and given.get(k) != truth[k]]
     if differ:
         raise _invalid(
@@ -398,6 +471,38 @@ _NO_SPACE_AFTER = frozenset("-'\"")
 _NO_SPACE_BEFORE = frozenset("-'\";:!?")
 _TRIM = frozenset(MASK + "\u00ad\u200c\u200d\u2060\ufeff")
 _COMPOUND = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
+_TYPED_RUBY = re.compile(
+    r"《[^《》\n]{1,40}》"
+    r"|(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ヶ])[（(][\u3041-\u309f\u30a0-\u30ffー・]{1,40}[）)]")
+"""A reading typed after kanji: Aozora Bunko's 《かな》, or （かな） in parentheses."""
+
+
+def strip_typed_ruby(text: str) -> str:
+    """``text`` without ruby readings typed after kanji (寛容《くつろげ》て → 寛容て; also
+    （くつろげ） and (くつろげ)); Aozora's ｜ that marks where a ruby base begins goes too."""
+    if "《" not in text and "（" not in text and "(" not in text:
+        return text
+    bare = _TYPED_RUBY.sub("", text)
+    return bare.replace("｜", "") if bare != text else text
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() and not is_cjk(ch)
+
+
+def _ocr_label(units: Sequence[SourceUnit]) -> dict[str, Any]:
+    """What read the OCR'd units of a span: the engine label, the pages, and the mean word
+    confidence weighted by words."""
+    first = units[0].ocr or {}
+    known = [(u.ocr["mean_word_confidence"], u.ocr.get("words") or 0) for u in units
+             if u.ocr and u.ocr.get("mean_word_confidence") is not None]
+    words = sum(w for _c, w in known)
+    return {**{k: first[k] for k in ("engine", "engine_version", "language") if k in first},
+            "pages": [u.index for u in units],
+            "mean_word_confidence": round(sum(c * w for c, w in known) / words, 1)
+            if words else None}
 
 
 def _label(label: str | None) -> str | None:

@@ -8,15 +8,20 @@ images) that the Markdown builder may prefer *after* checking it covers the raw 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-__all__ = ["Block", "FurnitureKind", "FurnitureSpan", "PageMark", "Record", "SourceDocument",
-           "SourceUnit", "TocEntry", "UnitKind", "UnitRole"]
+__all__ = ["Block", "FurnitureKind", "FurnitureSpan", "Link", "PageMark", "Reading", "Record",
+           "SourceDocument", "SourceUnit", "TextSource", "TocEntry", "UnitKind", "UnitRole"]
 
 UnitKind = Literal["pdf_page", "epub_chapter", "markdown_section"]
-UnitRole = Literal["body", "contents"]
+TextSource = Literal["file", "ocr", "mixed"]
+"""Where text comes from: the file's own text, OCR of page images, or both (a record over
+pages of each)."""
+UnitRole = Literal["body", "contents", "index"]
 """``contents``: a printed contents page, an in-spine nav/NCX/目次 document, a landmarks or
-page-list document. It stays readable (records, book.md) but is left out of search by default."""
+page-list document. ``index``: a back-of-book index (EPUB ``index`` vocabulary, or a chapter
+headed "Index", 索引 …). Both stay readable (records, book.md) but are left out of search by
+default."""
 FurnitureKind = Literal["running_head", "folio", "page_break", "note_ref", "line_number"]
 """Page furniture: text that sits inside the raw text but is not part of the sentence it
 interrupts (running heads and titles, printed page numbers, EPUB page-break markers, note
@@ -34,6 +39,18 @@ stanza, table, note, image) rendered from the raw span ``[start, end)`` of its u
 in reading order and do not overlap; records are cut at block boundaries."""
 
 
+Link = tuple[int, int, int, int, str]
+"""``(start, end, target unit, target offset, target)``: a link inside the raw text ``[start,
+end)`` (an index locator such as "46"), resolved to the unit and raw offset it points at
+(``-1, -1`` when it points nowhere in the book) and its target as written, resolved against
+the container (``OEBPS/ch03.xhtml#p46``)."""
+
+
+Reading = tuple[int, int, str]
+"""``(start, end, reading)``: a ruby base ``[start, end)`` of the raw text and its reading
+(``<rt>``, which the raw text leaves out): 寛容 and くつろげ."""
+
+
 @dataclass(frozen=True)
 class SourceUnit:
     """One unit of raw source text: a PDF page, an EPUB spine item, or a Markdown section."""
@@ -49,7 +66,8 @@ class SourceUnit:
     """EPUB: the spine item's path inside the container (e.g. ``OEBPS/ch01.xhtml``).
     Markdown: the source file name."""
     has_text_layer: bool = True
-    """PDF: False when the page has no extractable text (scanned); it still renders."""
+    """PDF: False when the page has no text to read (scanned, and not read by OCR); it still
+    renders. A page read by OCR has text: ``text_source`` says so."""
     writing_mode: Literal["horizontal", "vertical"] = "horizontal"
     line_start: int | None = None
     """Markdown: first line (1-based) of the section in the source file."""
@@ -71,6 +89,16 @@ class SourceUnit:
     """EPUB: where printed pages begin inside this chapter (page list, page-break markers)."""
     blocks: tuple[Block, ...] = ()
     """Markdown blocks with their raw spans (see :data:`Block`); empty: no structure known."""
+    links: tuple[Link, ...] = ()
+    """EPUB index pages: the locator links of the index (see :data:`Link`)."""
+    readings: tuple[Reading, ...] = ()
+    """EPUB ruby: the readings (furigana) of ruby bases in ``text`` (see :data:`Reading`)."""
+    text_source: TextSource = "file"
+    """Where ``text`` comes from: ``file`` (the file's own text) or ``ocr`` (machine-read
+    from the page image; ``ocr`` says by what)."""
+    ocr: dict[str, Any] | None = None
+    """PDF: what OCR says about the page: engine, engine_version, language, dpi, seconds,
+    words, mean_word_confidence (0-100); or ``{"status": "failed", "reason": …}``."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +156,14 @@ class Record:
     md_line_end: int = 0
     """Last line (1-based, inclusive) of the record in ``book.md``."""
     role: UnitRole = "body"
-    """``contents`` when the record lies on contents/navigation units (left out of search by
-    default)."""
+    """``contents`` when the record lies on contents/navigation units, ``index`` on a
+    back-of-book index (both left out of search by default)."""
     furniture: tuple[FurnitureSpan, ...] = ()
     """Page furniture inside ``text`` (offsets into ``text``); search steps over it."""
+    readings: tuple[Reading, ...] = ()
+    """Ruby readings of bases inside ``text`` (offsets into ``text``); indexed for search."""
+    text_source: TextSource = "file"
+    """``ocr`` when all its text was read by OCR, ``mixed`` when some was."""
+    ocr: dict[str, Any] | None = None
+    """For OCR text: engine, engine_version, language, the OCR'd pages, and their mean word
+    confidence (weighted by words)."""

@@ -66,6 +66,7 @@ log = logging.getLogger("readingroom.book.package")
 __all__ = [
     "BOOK_ID_PATTERN",
     "LAYOUT_FILES",
+    "ORIGIN_FILE",
     "STALE_UNOWNED_BUILD_SECONDS",
     "WINDOWS_RESERVED_NAMES",
     "BookPackage",
@@ -89,6 +90,8 @@ STALE_UNOWNED_BUILD_SECONDS = 3600.0
 """A build folder that names no owner (made before owners were recorded) is stale after this."""
 LAYOUT_FILES = ("units.jsonl", "toc.json", "records.jsonl", "book.md", "index.sqlite")
 """Files every version has (besides ``manifest.json``, ``source/`` and ``skill/``)."""
+ORIGIN_FILE = "origin.json"
+"""Beside ``CURRENT``: where a book imported by ``add`` was last seen (see ``origin``)."""
 _SOURCE_FORMATS = frozenset({"pdf", "epub", "markdown"})
 _LOCK_TIMEOUT = 60.0
 _BUILD_PREFIX = ".build-"
@@ -335,6 +338,9 @@ def _manifest_problem(data: Any, book_id: str, version: int) -> str | None:
             _counts(caps.get(k, [])) for k in ("vertical_units", "markdown_fallback_units")) \
             or not (caps.get("semantic") is None or isinstance(caps["semantic"], dict)):
         return "has no valid 'capabilities'"
+    for key in ("library", "reference"):  # optional: books imported from a library
+        if key in data and not (data[key] is None or isinstance(data[key], dict)):
+            return f"has no valid {key!r}"
     files = data.get("files")
     if files is not None and not (isinstance(files, dict) and all(
             _inside(k) and isinstance(v, dict) and _is(v.get("size"), int)
@@ -750,6 +756,27 @@ class Registry:
             write_atomically(book_dir / "CURRENT", f"{version}\n")
         self._notify(book_id, version)
         return BookPackage(book_id, version, target)
+
+    def origin(self, book_id: str) -> dict[str, Any] | None:
+        """Where the book was last seen (``DATA/books/ID/origin.json``), or None.
+
+        A library import records its origin in the manifest; when the file moves (same
+        SHA-256, new path) only this sidecar changes, so the package and its locators stay.
+        """
+        try:
+            data = json.loads((self._book_dir(book_id) / ORIGIN_FILE).read_text(
+                encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def set_origin(self, book_id: str, origin: dict[str, Any]) -> None:
+        """Record where a registered book's source now is (under the book's lock)."""
+        with self._locked(book_id):
+            if not self.is_registered(book_id):
+                self.get(book_id)  # BOOK_NOT_FOUND
+            write_atomically(self._book_dir(book_id) / ORIGIN_FILE,
+                             json.dumps(origin, ensure_ascii=False, indent=1) + "\n")
 
     def discard(self, build_dir: Path) -> None:
         """Remove an unfinished build, and the book's folder when nothing else is in it."""

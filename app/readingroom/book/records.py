@@ -46,11 +46,14 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from statistics import median
+from typing import Any
 
 from .furniture import spans_within
-from .model import Record, SourceDocument, SourceUnit, TocEntry
+from .ingest.pdf_blocks import book_compounds, line_hyphen
+from .model import Record, SourceDocument, SourceUnit, TextSource, TocEntry, UnitRole
 from .text import is_cjk, strip_controls
 
 __all__ = ["COVERAGE_FLOOR", "MAX_RECORD_CHARS", "NO_TEXT_LAYER", "BookText", "build_book_text"]
@@ -70,6 +73,9 @@ _NOT_LETTERS = re.compile(r"[\W_]+")
 _CONTROLS = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069]")
 """What :func:`.text.strip_controls` removes (checked first: most text has none)."""
 _HIDDEN_FURNITURE = frozenset({"running_head", "folio", "page_break"})
+_ROLE_TITLES = {"contents": "Contents", "index": "Index"}
+"""Roles that never share a section with body text, and the heading one gets without its
+own (a back-of-book index is readable but, like contents, out of search by default)."""
 _HEADING = re.compile(r"^(#{1,6})(\s.*)$")
 _BOLD_LINE = re.compile(r"^(\*\*)([^*\n]{3,40})\*\*$")
 _FENCE = ("```", "~~~")
@@ -82,7 +88,6 @@ _NUMBER_LINE = re.compile(rf"(?:^|\n)[ \t]*({_NUMBER})[ \t]*\n?[ \t]*$")
 _TITLE_NUMBER = re.compile(rf"^\s*({_NUMBER})(?:\s|$)")
 _LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|_{4,}")
 """A dot leader: a contents entry, never a line of wrapped prose."""
-_HYPHEN_END = re.compile(r"[^\W\d_][-\u2010\u00ad]$")
 _VERSE_LINE_CHARS = 60
 _CJK_CLOSE = frozenset("。！？」』")
 _SENTENCE_CLOSE = frozenset(".!?…\"”’'»)]。！？」』")
@@ -193,8 +198,8 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
         if all(r == roles[0] for r in roles):
             role = roles[0]
             title = sec.title
-            if role == "contents" and title is None:
-                title = _own_heading(units[u0]) or "Contents"
+            if role in _ROLE_TITLES and title is None:
+                title = _own_heading(units[u0]) or _ROLE_TITLES[role]
                 out.append(_Section((title,), sec.level, title, sec.start, sec.end, role))
             else:
                 out.append(_Section(sec.heading_path, sec.level, title, sec.start, sec.end,
@@ -211,8 +216,7 @@ def _by_role(units: Sequence[SourceUnit], sections: list[_Section]) -> list[_Sec
                 path, title = sec.heading_path, sec.title
             else:
                 unit = units[run_start]
-                title = _own_heading(unit) or ("Contents" if role == "contents"
-                                               else _unit_title(unit))
+                title = _own_heading(unit) or _ROLE_TITLES.get(role) or _unit_title(unit)
                 path = (*sec.heading_path[:-1], title)
             out.append(_Section(path, sec.level, title, start, end, role))
             run_start = u
@@ -284,10 +288,13 @@ def _span_text(units: Sequence[SourceUnit], start: tuple[int, int], end: tuple[i
 
 def _tidy_end(units: Sequence[SourceUnit], start: tuple[int, int],
               end: tuple[int, int]) -> tuple[int, int]:
-    """An end at the very start of a later unit is the end of the unit before it."""
+    """An end at the very start of a later unit is the end of the unit before it (an
+    image-only page before it, which has no text, is kept in)."""
     u, c = end
     while c == 0 and u > start[0]:
         u -= 1
+        if _image_only(units[u]):
+            return u, 0
         c = len(units[u].text)
     return u, c
 
@@ -600,6 +607,8 @@ def build_book_text(doc: SourceDocument) -> BookText:
         if sec.title is not None:
             lines += [f"{'#' * depth} {_md_escape_heading(nest.numbered_title or sec.title)}",
                       ""]
+        if _stacked(units, sections, s_no):
+            continue  # a heading only, where the next section starts: no empty record
         parts = _parts(units, sec_pieces) or [[_Piece(sec.start[0], sec.start[1],
                                                      sec.start[1], "gap")]]
         for p_no, part in enumerate(parts, start=1):
@@ -616,7 +625,8 @@ def build_book_text(doc: SourceDocument) -> BookText:
             else:  # nothing to show (a heading without text): the record is its heading line
                 md_end = len(lines) - 1 if lines and not lines[-1] else len(lines)
                 md_start = md_end = max(1, md_end)
-            text, furniture = _record_text(units, start, end)
+            text, furniture, readings = _record_text(units, start, end)
+            source, ocr = _text_source(units, start, end)
             records.append(
                 Record(
                     record_id=rid,
@@ -629,27 +639,74 @@ def build_book_text(doc: SourceDocument) -> BookText:
                     char_end=end[1],
                     md_line_start=md_start,
                     md_line_end=md_end,
-                    role="contents" if sec.role == "contents" else "body",
+                    role=_record_role(sec.role),
                     furniture=furniture,
+                    readings=readings,
+                    text_source=source,
+                    ocr=ocr,
                 )
             )
     markdown = "\n".join(lines).rstrip("\n") + "\n"
     return BookText(records, markdown, sorted(pieces.fallback), len(sections))
 
 
+def _record_role(role: str) -> UnitRole:
+    if role == "contents":
+        return "contents"
+    return "index" if role == "index" else "body"
+
+
+def _text_source(units: Sequence[SourceUnit], start: tuple[int, int],
+                 end: tuple[int, int]) -> tuple[TextSource, dict[str, Any] | None]:
+    """Where a record's text comes from, and for OCR text what read it: the engine label of
+    its OCR'd pages, the pages, and their mean word confidence weighted by words."""
+    spanned = [units[u] for u, _a, _b in _slices(units, start, end)]
+    read = [u for u in spanned if u.text_source == "ocr" and u.ocr]
+    if not read:
+        return "file", None
+    own = [u for u in spanned if u.text.strip() and u.text_source != "ocr"]
+    first = read[0].ocr or {}
+    weights = [(u.ocr.get("mean_word_confidence"), u.ocr.get("words") or 0) for u in read
+               if u.ocr]
+    known = [(c, w) for c, w in weights if c is not None]
+    words = sum(w for _c, w in known)
+    mean = round(sum(c * w for c, w in known) / words, 1) if words else None
+    summary = {key: first[key] for key in ("engine", "engine_version", "engine_build",
+                                           "language") if key in first}
+    summary.update(pages=[u.index for u in read], mean_word_confidence=mean)
+    return ("mixed" if own else "ocr"), summary
+
+
+def _stacked(units: Sequence[SourceUnit], sections: list[_Section], s_no: int) -> bool:
+    """Whether PDF section ``s_no`` (1-based) is empty and the next one starts where it does
+    (two outline entries at one place): it is shown as a heading, with no record of its own
+    (search would match its heading alone and rank it above the text)."""
+    sec = sections[s_no - 1]
+    if s_no >= len(sections) or sec.start != sec.end:
+        return False
+    unit = units[sec.start[0]] if sec.start[0] < len(units) else None
+    return unit is not None and unit.kind == "pdf_page" and not _image_only(unit) and (
+        sections[s_no].start == sec.start)
+
+
 def _record_text(units: Sequence[SourceUnit], start: tuple[int, int],
-                 end: tuple[int, int]) -> tuple[str, tuple]:
-    """The record's raw text (unit slices joined with ``\\n``) and its furniture offsets."""
+                 end: tuple[int, int]) -> tuple[str, tuple, tuple]:
+    """The record's raw text (unit slices joined with ``\\n``), its furniture offsets and its
+    ruby readings (EPUB; offsets into the record's text)."""
     pieces: list[str] = []
     furniture: list = []
+    readings: list = []
     base = 0
     for u, a, b in _slices(units, start, end):
         unit = units[u]
         if unit.furniture:
             furniture += spans_within(unit.furniture, a, b, shift=base - a)
+        if unit.readings:
+            readings += [(s - a + base, e - a + base, r) for s, e, r in unit.readings
+                         if a <= s and e <= b]
         pieces.append(unit.text[a:b])
         base += b - a + 1
-    return "\n".join(pieces), tuple(furniture)
+    return "\n".join(pieces), tuple(furniture), tuple(readings)
 
 
 # --------------------------------------------------------------------------- the view
@@ -671,28 +728,38 @@ class _Nesting:
                 if m:
                     levels.append(len(m.group(1)))
         base = min(levels) - 1 if levels else 0
+        self.repeats: list[tuple[int, int, int]] = []
+        """Further heading blocks right after the dropped one that repeat the title again (a
+        title printed three times: the contents entry, a label heading, the heading)."""
         if title:
             # A heading among the first few blocks (after a cover image or a chapter label,
             # say), or the first lines of raw text, may repeat the section's title.
             key = _heading_key(title)
-            shown = (p for p in pieces if p.kind != "gap")
-            for n, p in zip(range(6), shown, strict=False):
+            shown = [p for p in pieces if p.kind != "gap"][:6]
+            for n, p in enumerate(shown):
                 if p.kind in ("raw", "ident"):
                     self.drop = (p.unit, p.start, p.end)  # its lines are dropped only if they match
                     break
                 m = _HEADING.match(p.markdown) if p.kind == "md" else None
                 if m is None and n == 0 and p.kind == "md":
                     bold = _BOLD_LINE.match(p.markdown.strip())  # a title set in bold type
-                    if bold and _heading_key(bold.group(2)) == key:
+                    if bold and _same_title(bold.group(2), title, key):
                         self.drop = (p.unit, p.start, p.end)
                         break
-                if m and _heading_key(m.group(2)) == key:
+                if m and _same_title(m.group(2), title, key):
                     # (A label heading such as "Chapter One" may come before the title.)
                     self.drop = (p.unit, p.start, p.end)
-                    printed = " ".join(m.group(2).split())
-                    if _SECTION_NUMBER.match(printed) and not _SECTION_NUMBER.match(title):
+                    printed = _plain_heading(m.group(2))
+                    if (_SECTION_NUMBER.match(printed) or _CHAPTER_LABEL.match(printed)) and not (
+                            _SECTION_NUMBER.match(title) or _CHAPTER_LABEL.match(title)):
                         self.numbered_title = printed
                     base = len(m.group(1))
+                    for q in shown[n + 1:]:
+                        again = _HEADING.match(q.markdown) if q.kind == "md" else None
+                        if again is None or "\n" in q.markdown.strip() or not _same_title(
+                                again.group(2), title, key):
+                            break
+                        self.repeats.append((q.unit, q.start, q.end))
                     break
         self.base = base
         self.title_key = _heading_key(title) if title else ""
@@ -700,6 +767,8 @@ class _Nesting:
     def drops(self, p: _Piece) -> bool:
         """Whether ``p`` opens with the section's repeated title (left out of the view)."""
         # A raw piece may have been cut since (its end moved); a rendered block never is.
+        if p.kind == "md" and (p.unit, p.start, p.end) in self.repeats:
+            return True
         return self.drop is not None and self.drop[:2] == (p.unit, p.start) and (
             p.kind != "md" or self.drop[2] == p.end)
 
@@ -719,6 +788,8 @@ class _View:
         widths = [len(line) for u in units if u.kind == "pdf_page"
                   for line in u.text.split("\n") if len(line) >= 20]
         self.pdf_width = median(widths) if widths else 0
+        # Hyphenated compounds the book prints whole: a word broken after one keeps it.
+        self.compounds = book_compounds(u.text for u in units if u.kind == "pdf_page")
         self._mark_offsets: dict[int, list[int]] = {}
 
     def render(self, part: list[_Piece], nest: _Nesting) -> list[str]:
@@ -779,7 +850,7 @@ class _View:
         if nest.drops(p):
             lines = _drop_title_lines(lines, nest.title_key)
         if unit.kind == "pdf_page":
-            paragraphs = _pdf_paragraphs(lines, self.pdf_width)
+            paragraphs = _pdf_paragraphs(lines, self.pdf_width, self.compounds)
         elif unit.kind == "epub_chapter":
             paragraphs = _line_paragraphs(lines)
         else:
@@ -889,7 +960,8 @@ def _drop_title_lines(lines: list[str], key: str, markdown: bool = False) -> lis
     return lines
 
 
-def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
+def _pdf_paragraphs(lines: list[str], width: float,
+                    compounds: AbstractSet[str] = frozenset()) -> list[list[str]]:
     """A PDF page's lines as paragraphs.
 
     A full-width line runs on into the next (wrapped prose: joined, end-of-line hyphenation
@@ -921,8 +993,9 @@ def _pdf_paragraphs(lines: list[str], width: float) -> list[list[str]]:
         heading_like = short and last[-1:] in ".!?:" and line[-1] not in ".!?:;,)" and (
             line[0].isupper() or line[0].isdigit())
         if cur and prev_full and not _BULLET_START.match(line) and not heading_like:
-            if _HYPHEN_END.search(last[-2:]) and line[0].islower():
-                cur[-1] = last[:-1] + line
+            how = line_hyphen(last, line, compounds)
+            if how is not None:
+                cur[-1] = (last[:-1] if how == "drop" else last) + line
             elif (last[-1] >= "\u2e80" or line[0] >= "\u2e80") and (
                     _unspaced(last[-1]) or _unspaced(line[0])):
                 cur[-1] = last + line
@@ -1087,6 +1160,27 @@ def _heading_key(text: str) -> str:
 
 
 _SECTION_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)*\.?\s+")
+_CHAPTER_LABEL = re.compile(
+    r"^\W*(?:(?:chapter|part|section|book|lecture|appendix|kapitel|teil|abschnitt|chapitre|"
+    r"partie|cap[ií]tulo|capitolo|parte|hoofdstuk|rozdział|глава|часть)\s+"
+    r"(?:\d+(?:\.\d+)*|[ivxlcdm]+|[a-z])\b[.:]?|第[0-9０-９一二三四五六七八九十百千]+[章節部編回])\s*",
+    re.IGNORECASE)
+"""A chapter label before a title ("Chapter 1.", "Part IV:", "第3章"): a printed heading
+"Chapter 1. Introduction" repeats the contents entry "1. Introduction"."""
+
+
+def _plain_heading(text: str) -> str:
+    """A heading's text without Markdown emphasis or escapes, whitespace collapsed."""
+    return " ".join(re.sub(r"\\(?=[\\`*_\[\]#])|(?<!\\)[*_`]+", "", text).split())
+
+
+def _same_title(printed: str, title: str, key: str) -> bool:
+    """Whether a printed heading repeats the section title, chapter labels and section
+    numbers aside ("Chapter 1. Introduction" and "1. Introduction" are one title)."""
+    if _heading_key(printed) == key:
+        return True
+    bare = _heading_key(_CHAPTER_LABEL.sub("", _plain_heading(printed), count=1))
+    return bool(bare) and bare == _heading_key(_CHAPTER_LABEL.sub("", title, count=1))
 
 
 def _md_escape_heading(title: str) -> str:

@@ -222,6 +222,11 @@ class BookSearchInput(_Input):
         None, description="Also rank printed contents pages, in-spine tables of contents and "
         "navigation documents (left out by default: they list chapter titles, so they would "
         "outrank the chapters; the answer's contents_left_out says how many were left out).")
+    include_index: bool | None = Field(
+        None, description="Also rank a back-of-book index (left out by default: it lists "
+        "names with page numbers, so it would outrank the passages; the answer's "
+        "index_left_out says how many were left out). Read an index record with "
+        "book_read_entry: its links lead to the chapter and paragraph.")
 
     def mode_options(self) -> dict[str, Any]:
         """The fields beyond the books, query, top_k, strict and hints, for the Core's search."""
@@ -641,7 +646,8 @@ class BookTools:
                  "found it. Read a hit with book_read_entry; cite it with "
                  "book_locate_source. Adjacent query words rank above scattered ones and a "
                  "chapter title finds its chapter; contents pages and navigation are left out "
-                 "(data.contents_left_out; include_contents to rank them). Typographic "
+                 "(data.contents_left_out; include_contents to rank them), and so is a "
+                 "back-of-book index (data.index_left_out; include_index). Typographic "
                  "punctuation, kyūjitai and Arabic/Hebrew marks fold (data.folds). A zero result "
                  "says the terms do not occur in the text layer, not that the topic is absent."
                  + trust, BookSearchInput, self.search),
@@ -651,7 +657,9 @@ class BookTools:
                  "(is_target) and is served first; neighbours follow in book order with what "
                  "the budget leaves (relation previous/next). When truncated, data.unread "
                  "lists every record cut or left out with its offset, and continuation is the "
-                 "call that reads on. Derived text: cite with book_locate_source." + trust,
+                 "call that reads on. A back-of-book index record also lists its links: each "
+                 "page reference with the record_id (and chapter, fragment) it points at. "
+                 "Derived text: cite with book_locate_source." + trust,
                  ReadEntryInput, self.read_entry),
             spec("book_read_markdown", "Read book.md lines or a section",
                  "Lines of the book's derived Markdown by start_line/end_line, or the section "
@@ -660,13 +668,16 @@ class BookTools:
                  ReadMarkdownInput, self.read_markdown),
             spec("book_locate_source", "Locate a passage in the raw source",
                  "Find a record (record_id) or an exact passage (text) in the raw source text: "
-                 "status verified, ambiguous (every candidate listed) or not_found. Each "
+                 "status verified, ambiguous (every candidate listed) or not_found (a match "
+                 "only inside a longer word or number is listed as partial, never verified: "
+                 "data.partial_matches). Each "
                  "candidate has a locator (page index and printed label, EPUB chapter, or "
                  "source lines) to pass unchanged to book_read_source or "
                  "book_read_epub_image. The text is matched folded (typographic quotes, "
                  "dashes and ellipses as typed plainly, special spaces, full-width forms, "
                  "kanji variants, Arabic and Hebrew marks); data.folds names the folds the "
-                 "match needed (e.g. punctuation, kanji_variant), empty when it matched as "
+                 "match needed (e.g. punctuation, kanji_variant; ruby when readings typed "
+                 "after kanji, 寛容《くつろげ》, were left out), empty when it matched as "
                  "typed." + trust, LocateInput, self.locate),
             spec("book_read_source", "Read source text at a locator",
                  "The raw source text at a locator from book_locate_source, verified against "

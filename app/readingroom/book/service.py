@@ -8,6 +8,7 @@ note glued into the text. Book and Skill text is untrusted reference material an
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 import json
@@ -39,6 +40,7 @@ from .paths import check_output_file, check_text, storable_name, unusable
 from .records import build_book_text
 
 if TYPE_CHECKING:  # the semantic modules load numpy; a lexical-only process never imports them
+    from .ocr import OcrOptions
     from .render import RenderedPage
     from .search.library import LibrarySearcher
     from .search.library_index import CatchUp, LibraryIndex
@@ -121,9 +123,13 @@ class _Loaded:
     def source(self) -> SourceText:
         with self._lock:
             if self._source is None:
-                self._source = SourceText(self.units, book_id=self.pkg.book_id,
-                                          version=self.pkg.version,
-                                          source_sha256=self.manifest["source"]["sha256"])
+                from .library.manifest import locator_reference
+
+                manifest = self.manifest
+                self._source = SourceText(
+                    self.units, book_id=self.pkg.book_id, version=self.pkg.version,
+                    source_sha256=manifest["source"]["sha256"],
+                    reference=lambda loc: locator_reference(manifest, loc))
             return self._source
 
     @property
@@ -177,7 +183,7 @@ def _unit_to_json(unit: SourceUnit) -> dict[str, Any]:
 def _unit_from_json(data: dict[str, Any]) -> SourceUnit:
     data["anchors"] = tuple(tuple(a) for a in data.get("anchors", ()))
     data["images"] = tuple(data.get("images", ()))
-    for key in ("furniture", "page_marks", "blocks"):
+    for key in ("furniture", "page_marks", "blocks", "links", "readings"):
         data[key] = tuple(tuple(item) for item in data.get(key, ()))
     return SourceUnit(**data)
 
@@ -185,6 +191,7 @@ def _unit_from_json(data: dict[str, Any]) -> SourceUnit:
 def _record_from_json(data: dict[str, Any]) -> Record:
     data["heading_path"] = tuple(data["heading_path"])
     data["furniture"] = tuple(tuple(item) for item in data.get("furniture", ()))
+    data["readings"] = tuple(tuple(item) for item in data.get("readings", ()))
     return Record(**data)
 
 
@@ -257,11 +264,18 @@ class BookService:
         allow_image_only: bool = False,
         progress: Callable[[str, int, int], None] | None = None,
         semantic: SemanticConfig | None = None,
+        ocr: OcrOptions | None = None,
+        library: Mapping[str, Any] | None = None,
     ) -> Envelope:
         """Ingest a source file into a new package version and publish it atomically.
 
         With ``semantic``, every record is embedded with that model into the package
-        (``embeddings/``, with the model's identity in ``capabilities.semantic``).
+        (``embeddings/``, with the model's identity in ``capabilities.semantic``). With
+        ``ocr``, a PDF's pages without a text layer (or all) are read by Tesseract; when it
+        or its language data is missing, CAPABILITY_UNAVAILABLE says what to install and
+        nothing is built.
+        ``library`` (from ``add``): the origin, metadata and CSL reference a library gave the
+        file (:func:`.library.manifest.apply_library`).
         """
         from .ingest import detect_format, ingest
 
@@ -275,6 +289,11 @@ class BookService:
             raise CoreError(Code.NOT_FOUND, f"No source file at {storable_name(str(src))}.",
                             remediation="Give the path of a PDF, EPUB or Markdown file.")
         check_text(title, "--title")
+        plan = None
+        if ocr is not None:
+            from .ocr import OcrPlan, find_engine
+
+            plan = OcrPlan(find_engine(ocr.language), ocr)
         # The package keeps the file's name in UTF-8 files: a non-UTF-8 name is stored mended.
         name = storable_name(src.name)
         book_id = check_book_id(book_id or book_id_from_name(name))
@@ -295,16 +314,21 @@ class BookService:
                                f"{exc.strerror or type(exc).__name__})") from None
             word = {"pdf": "pages", "epub": "chapters"}.get(detect_format(copy), "sections")
             step = (lambda done, total: progress(word, done, total)) if progress else None
-            doc = ingest(copy, progress=step, allow_image_only=allow_image_only)
+            doc = ingest(copy, progress=step, allow_image_only=allow_image_only,
+                         ocr=plan if plan is not None and detect_format(copy) == "pdf" else None)
             if title:
                 doc = dataclasses.replace(doc, title=title)
             book_text = build_book_text(doc)
             self._write_text_layers(build, doc, book_text)
-            from .search.index import build_index
+            from .search.index import build_index, record_page_labels
 
             stats = build_index(book_text.records, build / "index.sqlite",
-                                unit_labels=[u.label for u in doc.units])
+                                record_labels=record_page_labels(doc.units, book_text.records))
             manifest = self._manifest(book_id, name, sha, size, doc, book_text, stats)
+            if library is not None:
+                from .library.manifest import apply_library
+
+                apply_library(manifest, library, title_given=bool(title))
             if semantic is not None:
                 from .search.semantic import embed_package
 
@@ -349,6 +373,7 @@ class BookService:
     @staticmethod
     def _manifest(book_id, name, sha, size, doc: SourceDocument, book_text, stats) -> dict:
         no_text = [u.index for u in doc.units if not u.has_text_layer]
+        ocr_units = [u.index for u in doc.units if u.text_source == "ocr"]
         vertical = [u.index for u in doc.units if u.writing_mode == "vertical"]
         images = sorted({i for u in doc.units for i in u.images})
         return {
@@ -373,6 +398,7 @@ class BookService:
                 "vertical_units": vertical,
                 "markdown_fallback_units": book_text.markdown_fallback_units,
                 "lexical_engine": getattr(stats, "engine", None),
+                **({"ocr_units": ocr_units, "ocr": _ocr_summary(doc)} if ocr_units else {}),
             },
             "metadata": dict(doc.metadata),
             "warnings": list(doc.warnings),
@@ -393,6 +419,9 @@ class BookService:
                        chars=len(r.text), role=r.role)
             for r in records
         ]
+        from .library.citation import citation_line, reference_for
+
+        reference = reference_for(manifest)
         book = SkillBook(
             book_id=manifest["id"], title=manifest["title"], authors=tuple(manifest["authors"]),
             language=manifest["language"], format=doc.format,
@@ -400,6 +429,9 @@ class BookService:
             source_sha256=manifest["source"]["sha256"], unit_count=len(doc.units),
             unit_kind=manifest["counts"]["unit_kind"] or "", records=entries,
             capabilities=manifest["capabilities"], tool_version=__version__,
+            citation=citation_line(reference), bibtex_key=reference.get("citation-key"),
+            reference_from="the library it was imported from" if manifest.get("reference")
+            else "the file's own metadata",
         )
         build_skill(book, folder / "skill")
 
@@ -428,9 +460,12 @@ class BookService:
                 env.diagnose(Level.warning, Code.BOOK_DAMAGED, err.message,
                              hint=err.remediation)
                 continue
+            from .library.manifest import origin_summary
+
             items.append({"book_id": book_id, "version": m["version"], "state": "ok",
                           **_shown_title(m), "format": m["source"]["format"],
-                          "units": m["counts"]["units"], "records": m["counts"]["records"]})
+                          "units": m["counts"]["units"], "records": m["counts"]["records"],
+                          "origin": origin_summary(m, self.registry.origin(book_id))})
         env.items = items
         env.result = ResultInfo(total=len(items), returned=len(items))
         return env
@@ -475,6 +510,7 @@ class BookService:
             "integrity": _integrity(m, damage),
             "builds_in_progress": self.registry.builds_in_progress(book_id),
             "stale_builds_removed": swept,
+            **_library_fields(m, self.registry.origin(book_id)),
         })
         if damage:
             named = pkg.damaged(damage[0].file, damage[0].problem)
@@ -510,6 +546,111 @@ class BookService:
                 del self._cache[key]
         return self._env("book_remove", data={"book_id": book_id, "versions_removed": removed})
 
+    # ------------------------------------------------------------------ library
+    def refresh_library(self, book_id: str, library: Mapping[str, Any]) -> Envelope:
+        """A new version of a book whose file is unchanged but whose library metadata changed.
+
+        The text layers, index and source copy of the current version are reused (hard links
+        where the file system allows, else copies); the manifest and the Book Skill are
+        written anew with the library's metadata. Old locators answer STALE_LOCATOR, as after
+        any new version.
+        """
+        import os
+        import shutil
+
+        from .library.manifest import apply_library
+
+        began = time.monotonic()
+        loaded = self._load(book_id)
+        old = loaded.pkg
+        build = self.registry.new_build_dir(book_id)
+        try:
+            for path in sorted(old.path.rglob("*")):
+                rel = path.relative_to(old.path)
+                if rel.parts[0] in ("skill", "manifest.json") or not path.is_file():
+                    continue
+                target = build / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(path, target)
+                except OSError:
+                    shutil.copy2(path, target)
+            manifest = json.loads(json.dumps(loaded.manifest))
+            manifest.pop("files", None)
+            manifest["created"] = utc_now_iso()
+            manifest["tool"] = {"name": "readingroom book-agent", "version": __version__}
+            apply_library(manifest, library, title_given=False)
+            doc = SourceDocument(format=manifest["source"]["format"],
+                                 units=tuple(loaded.units))
+            records = loaded.records
+
+            def finalize(folder: Path, version: int) -> None:
+                manifest["version"] = version
+                self._write_skill(folder, manifest, doc, records)
+                manifest["files"] = record_files(folder)
+                write_atomically(folder / "manifest.json",
+                                 json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+
+            pkg = self.registry.publish(book_id, build, replace=True, finalize=finalize)
+        except BaseException:
+            self.registry.discard(build)
+            raise
+        return self._env("book_init", data={
+            "book_id": pkg.book_id, "version": pkg.version, "package": str(pkg.path),
+            **_shown_title(manifest), "format": manifest["source"]["format"],
+            "units": manifest["counts"]["units"], "records": manifest["counts"]["records"],
+            "capabilities": manifest["capabilities"], "metadata_only": True,
+            "seconds": round(time.monotonic() - began, 2)})
+
+    def cite(self, book_id: str, *, locator: Any = None, format: str = "csl-json") -> Envelope:
+        """The book's reference as CSL-JSON, BibTeX or RIS, with a passage's page when a
+        locator is given (verified against the current version first: an old one is
+        STALE_LOCATOR)."""
+        from .library.citation import (
+            bibtex_key,
+            citation_line,
+            compact,
+            file_reference,
+            passage_locator,
+            reference_for,
+            to_bibtex,
+            to_csl_json,
+            to_ris,
+            with_locator,
+        )
+
+        writers = {"csl-json": to_csl_json, "bibtex": to_bibtex, "ris": to_ris}
+        if format not in writers:
+            raise CoreError(Code.INVALID_ARGUMENT, f"format must be one of "
+                            f"{', '.join(writers)}.", details={"format": format},
+                            remediation="e.g. --format bibtex")
+        loaded = self._load(book_id)
+        m = loaded.manifest
+        stored = m.get("reference")
+        full = dict(stored) if isinstance(stored, Mapping) and stored else file_reference(m)
+        full["id"] = book_id
+        full.setdefault("citation-key", reference_for(m).get("citation-key"))
+        if format != "csl-json":
+            full = compact(full, book_id) | {"citation-key": full["citation-key"]}
+        where = None
+        if locator is not None:
+            loc = parse_locator(locator)
+            if loc.book_id != book_id:
+                raise CoreError(Code.INVALID_LOCATOR, f"The locator is for book "
+                                f"{loc.book_id!r}, not {book_id!r}.",
+                                remediation="Use a locator returned for this book.")
+            check_locator(loc, loaded.source)
+            where = passage_locator(loc.model_dump(mode="json", exclude_none=True))
+        ref = with_locator(full, *(where or (None, None)))
+        return self._env("book_cite", data={
+            "book_id": book_id, "version": loaded.pkg.version, "format": format,
+            "text": writers[format](ref), "key": bibtex_key(ref),
+            "citation": citation_line(ref),
+            "reference_from": "library" if stored else "file metadata",
+            "reference": compact(ref, book_id) | ({"label": ref["label"],
+                                                   "locator": ref["locator"]}
+                                                  if "locator" in ref else {})})
+
     # ------------------------------------------------------------------ search
     def warm_up(self, wait: float | None = 0.0) -> None:
         """Start loading the launch-time semantic model in the background (once).
@@ -534,11 +675,13 @@ class BookService:
 
     def _run_search(self, loaded: _Loaded, query: str, top_k: int, strict: bool,
                     hints: dict[str, str], semantic: str, rerank: str,
-                    deadline: float | None, include_contents: bool) -> Any:
+                    deadline: float | None, include_contents: bool,
+                    include_index: bool = False) -> Any:
         if self.semantic is None and self.reranker is None and semantic != "on" and (
                 rerank != "on"):
             return loaded.index.search(query, top_k=top_k, strict=strict, hints=hints,
-                                       include_contents=include_contents)
+                                       include_contents=include_contents,
+                                       include_index=include_index)
         from .search.semantic import hybrid_search, record_text
 
         if self.semantic is not None:
@@ -547,18 +690,20 @@ class BookService:
             loaded.index, query, top_k=top_k, strict=strict, hints=hints,
             store=loaded.vectors, runtime=self.semantic, reranker=self.reranker,
             semantic=semantic, rerank_mode=rerank, deadline=deadline,  # type: ignore[arg-type]
-            texts=lambda rid: record_text(loaded.by_id[rid]), include_contents=include_contents)
+            texts=lambda rid: record_text(loaded.by_id[rid]), include_contents=include_contents,
+            include_index=include_index)
 
     def search(self, book_id: str, query: str, *, top_k: int = 10, strict: bool = False,
                hints: Mapping[str, str] | None = None, semantic: str = "auto",
                rerank: str = "auto", deadline: float | None = None,
-               include_contents: bool = False) -> Envelope:
+               include_contents: bool = False, include_index: bool = False) -> Envelope:
         """Ranked records for a query, with the modes that ran and why others did not.
 
         ``semantic`` and ``rerank`` are ``off | auto | on`` for this call (they run only when
         chosen at launch); ``deadline`` is the ``time.monotonic()`` the answer is due by.
         Contents pages and navigation documents are left out unless ``include_contents``
-        (``contents_left_out`` counts the records left out).
+        (``contents_left_out`` counts the records left out); a back-of-book index likewise
+        unless ``include_index`` (``index_left_out``).
         """
         for field, value in (("semantic", semantic), ("rerank", rerank)):
             if value not in ("off", "auto", "on"):
@@ -571,7 +716,8 @@ class BookService:
         loaded = self._load(book_id)
         try:
             result = self._run_search(loaded, query, top_k, strict, dict(hints or {}),
-                                      semantic, rerank, deadline, include_contents)
+                                      semantic, rerank, deadline, include_contents,
+                                      include_index)
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise loaded.pkg.damaged("index.sqlite", "could not be read to the end (the "
@@ -585,13 +731,20 @@ class BookService:
                                      "search index is truncated or damaged)") from None
         data = result.model_dump(mode="json")
         hits = data.pop("hits")
+        for hit in hits:  # OCR text is marked as such (the index does not know it)
+            rec = loaded.by_id.get(hit["record_id"])
+            if rec is not None and rec.text_source != "file":
+                hit["text_source"] = rec.text_source
+                hit["ocr"] = rec.ocr
+        _cite_hits(hits, loaded.manifest)
         env = self._env(
             "book_search", items=hits, data={**data, "book_id": book_id,
                                              "version": loaded.pkg.version,
                                              "content_trust": TRUST_NOTE},
             query=QueryInfo(input={"query": query, "top_k": top_k, "strict": strict,
                                    "hints": dict(hints or {}), "semantic": semantic,
-                                   "rerank": rerank, "include_contents": include_contents}),
+                                   "rerank": rerank, "include_contents": include_contents,
+                                   "include_index": include_index}),
             result=ResultInfo(total=data.get("total_matches"), returned=len(hits)),
         )
         details = data.get("mode_details") or {}
@@ -775,24 +928,47 @@ class BookService:
             rec = self._record(loaded, record_id)
             spans = [((rec.unit_start, rec.char_start), (rec.unit_end, rec.char_end))]
             needle = None
+            partial: list[Any] = []
         else:
-            needle, spans = source.find(text or "", unit_range=unit_range)
+            needle, spans, partial = source.find_with_partials(text or "",
+                                                               unit_range=unit_range)
         status = "not_found" if not spans else "verified" if len(spans) == 1 else "ambiguous"
         from .locate import MAX_CANDIDATES
 
-        candidates = [dict(source.candidate(a, b), status=status) for a, b in
-                      spans[:MAX_CANDIDATES]]
+        candidates = [dict(source.candidate(a, b), status=status,
+                           **({"folds": source.match_folds(text, [(a, b)])}
+                              if text is not None else {}))
+                      for a, b in spans[:MAX_CANDIDATES]]
+        if not spans and partial:
+            # Only inside a longer word or number: shown, never as a verified place.
+            candidates = [dict(source.candidate(a, b), status="partial")
+                          for a, b in partial[:MAX_CANDIDATES]]
         folds = source.match_folds(text, spans) if text is not None and spans else []
+        against = _ocr_verification(candidates)
         env = self._env("book_locate_source", items=candidates, data={
             "book_id": book_id, "version": loaded.pkg.version, "status": status,
-            "match_count": len(spans), "normalized_text": needle, "folds": folds,
+            "match_count": len(spans), "partial_matches": len(partial),
+            "normalized_text": needle, "folds": folds,
             "searched": "raw source text (normalised: NFKC, case, whitespace, typographic "
                         "punctuation, special spaces, full-width forms, kanji variants, Arabic "
                         "and Hebrew marks, hyphenation, ligatures, CJK line joins)",
             "unit_range": list(unit_range) if unit_range else None,
+            **({"text_source": "ocr", "verified_against": against} if against else {}),
         }, result=ResultInfo(total=len(spans), returned=len(candidates),
                              has_more=len(spans) > len(candidates)))
-        if status == "not_found":
+        if against and status != "not_found":
+            env.diagnose(Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                         f"{status.replace('_', ' ').capitalize()} against {against}: the text "
+                         "was machine-read from the page image, not the publisher's text.",
+                         hint="Check the quote on the page image (book_render_page) before "
+                              "citing it.")
+        if status == "not_found" and partial:
+            env.diagnose(Level.info, Code.ZERO_RESULT,
+                         f"The passage occurs only as part of a longer word or number "
+                         f"({len(partial)} partial match{'es' if len(partial) > 1 else ''}, "
+                         "listed with status partial); it is not verified.",
+                         hint="Quote the whole word or number as the book prints it.")
+        elif status == "not_found":
             env.diagnose(Level.info, Code.ZERO_RESULT, "The passage does not occur in the raw "
                          "source text.", hint="Quote a shorter, exact passage (no ellipses).")
         elif status == "ambiguous":
@@ -873,7 +1049,9 @@ class BookService:
                           "next_offset": end if end < len(r.text) else None,
                           "is_target": r is rec, "relation": _relation(r, rec),
                           "md_lines": [r.md_line_start, r.md_line_end],
-                          **_unit_span(loaded.units, r)})
+                          **_unit_span(loaded.units, r),
+                          **({"links": links} if (links := _record_links(loaded, r, start, end))
+                             else {})})
         nxt = None
         if unread:
             first = unread[0]
@@ -1123,6 +1301,29 @@ def _shown_authors(manifest: Mapping[str, Any]) -> list[str]:
     return shown
 
 
+def _library_fields(manifest: Mapping[str, Any], sidecar: Mapping[str, Any] | None
+                    ) -> dict[str, Any]:
+    """``status`` fields of a book's library and reference."""
+    from .library.citation import citation_line, reference_for
+    from .library.manifest import library_summary, origin_summary
+
+    ref = reference_for(manifest)
+    out: dict[str, Any] = {"reference": ref, "citation": citation_line(ref),
+                           "origin": origin_summary(manifest, sidecar)}
+    library = library_summary(manifest, sidecar)
+    if library is not None:
+        out["library"] = library
+    return out
+
+
+def _cite_hits(hits: list[dict[str, Any]], manifest: Mapping[str, Any]) -> None:
+    """Every hit gets the book's ``reference`` (with its pages) and a ``citation`` line."""
+    from .library.manifest import hit_reference
+
+    for hit in hits:
+        hit.update(hit_reference(manifest, hit))
+
+
 def _damaged_item(book_id: str, err: CoreError) -> dict[str, Any]:
     """A ``book_list`` item for a book that cannot be read."""
     return {"book_id": book_id, "version": err.details.get("version"), "state": "damaged",
@@ -1144,6 +1345,71 @@ def _integrity(manifest: Mapping[str, Any], damage: Sequence[Damage]) -> dict[st
     return out
 
 
+def _record_links(loaded: _Loaded, r: Record, start: int, end: int) -> list[dict[str, Any]]:
+    """The links (back-of-book index locators) in the served part ``[start, end)`` of a
+    record: each one's text, where it points (chapter href, fragment) and the record there,
+    so an assistant can go from "46–47" to the paragraph."""
+    if r.role != "index":
+        return []
+    out: list[dict[str, Any]] = []
+    base = 0
+    starts = [(x.unit_start, x.char_start) for x in loaded.records]
+    for u in range(r.unit_start, r.unit_end + 1):
+        unit = loaded.units[u]
+        a = r.char_start if u == r.unit_start else 0
+        b = r.char_end if u == r.unit_end else len(unit.text)
+        for s, e, tu, toff, target in unit.links:
+            at = base + s - a  # the link's place in the record's text
+            if s < a or e > b or not start <= at < end:
+                continue
+            href, _, fragment = target.partition("#")
+            link: dict[str, Any] = {"text": unit.text[s:e], "offset": at, "href": href or None,
+                                    "fragment": fragment or None}
+            if tu >= 0:
+                k = bisect.bisect_right(starts, (tu, toff)) - 1
+                link.update(unit_index=tu, char_offset=toff,
+                            record_id=loaded.records[max(k, 0)].record_id)
+            out.append(link)
+            if len(out) >= 200:
+                return out
+        base += b - a + 1
+    return out
+
+
+def _ocr_summary(doc: SourceDocument) -> dict[str, Any]:
+    """The OCR engine label and mean word confidence of a document's OCR'd pages."""
+    read = [u.ocr for u in doc.units if u.text_source == "ocr" and u.ocr]
+    first = read[0] if read else {}
+    known = [(o["mean_word_confidence"], o.get("words") or 0) for o in read
+             if o.get("mean_word_confidence") is not None]
+    words = sum(w for _c, w in known)
+    return {**{k: first[k] for k in ("engine", "engine_version", "engine_build", "language",
+                                      "dpi") if k in first},
+            "mean_word_confidence": round(sum(c * w for c, w in known) / words, 1)
+            if words else None}
+
+
+def _ocr_verification(candidates: list[dict[str, Any]]) -> str | None:
+    """"OCR of page index 4 (tesseract 5.0.0, eng, mean word confidence 88)" when a located
+    passage lies on OCR text; None when it lies on the file's own text only."""
+    if not candidates:
+        return None
+    loc = candidates[0]["locator"]
+    ocr = loc.get("ocr")
+    if not ocr:
+        return None
+    pages = ocr.get("pages") or []
+    shown = (f"page index {pages[0]}" if len(pages) == 1 else
+             f"page indexes {', '.join(str(p) for p in pages)}")
+    engine = f"{ocr.get('engine', 'OCR')} {ocr.get('engine_version') or ''}".strip()
+    conf = ocr.get("mean_word_confidence")
+    details = ", ".join(x for x in (engine, ocr.get("language"),
+                                    f"mean word confidence {conf:.0f}" if conf is not None
+                                    else None) if x)
+    mixed = " and the file's text" if loc.get("text_source") == "mixed" else ""
+    return f"OCR of {shown}{mixed} ({details})"
+
+
 def _relation(r: Record, target: Record) -> str:
     if r is target:
         return "target"
@@ -1153,8 +1419,15 @@ def _relation(r: Record, target: Record) -> str:
 def _unit_span(units: list[SourceUnit], r: Record) -> dict[str, Any]:
     first, last = units[r.unit_start], units[r.unit_end]
     if first.kind == "pdf_page":
-        return {"page_index": first.index, "page_label": first.label,
-                "page_end_index": last.index, "page_end_label": last.label}
+        span: dict[str, Any] = {"page_index": first.index, "page_label": first.label,
+                                "page_end_index": last.index, "page_end_label": last.label}
+        blind = [u.index for u in units[r.unit_start:r.unit_end + 1]
+                 if not u.has_text_layer and not u.text.strip()]
+        if blind:  # an image-only page: its record has no text; the page is a picture
+            span["no_text_layer_pages"] = blind
+            span["hint"] = (f"Page index {blind[0]} has no text layer: look at it with "
+                            f"book_render_page (page_index {blind[0]}).")
+        return span
     if first.kind == "epub_chapter":
         return {"href": first.href, "href_end": last.href}
     return {"line_start": first.line_start, "line_end": last.line_end}
@@ -1183,18 +1456,28 @@ def _unit_range(hints: Mapping[str, str] | None, n: int) -> tuple[int, int] | No
 
 
 def _heading_range(lines: list[str], heading: str):
+    import re
+
     from .text import normalise
 
-    want = normalise(heading).strip()
+    def plain(text: str) -> str:
+        # Emphasis and escapes are not part of a heading's title (**Chapter 1** is Chapter 1).
+        return normalise(re.sub(r"\\(?=[\\`*_\[\]#])|(?<!\\)[*_`]+", "", text)).strip()
+
+    want = plain(heading)
+    # Exact first, then whole words ("Chapter 1" is not in "Chapter 10"), then any substring.
+    word = re.compile(r"(?<!\w)" + re.escape(want) + r"(?!\w)") if want else None
     found = []
     for n, line in enumerate(lines, start=1):
         if line.startswith("#"):
             level = len(line) - len(line.lstrip("#"))
             text = line[level:].strip()
-            if want and (normalise(text).strip() == want or want in normalise(text)):
-                found.append((n, level, text, normalise(text).strip() == want))
-    exact = [f for f in found if f[3]]
-    chosen = exact if exact else found
+            have = plain(text)
+            if want and want in have:
+                rank = 0 if have == want else 1 if word and word.search(have) else 2
+                found.append((n, level, text, rank))
+    best_rank = min((f[3] for f in found), default=2)
+    chosen = [f for f in found if f[3] == best_rank]
     if len(chosen) != 1:
         return None, None, [{"line": n, "level": lv, "heading": t} for n, lv, t, _ in chosen]
     n, level, _t, _ = chosen[0]

@@ -30,7 +30,9 @@ Then, on the folded characters:
   "word—word" and "word — word" all fold to ``word-word``; « Oui » and "Oui" fold alike;
 - whitespace before ``; : ! ?`` is dropped (French spacing);
 - whitespace runs collapse to one space, none at either end, and whitespace between two CJK
-  characters is dropped (vertical and wrapped Japanese lines).
+  characters is dropped (vertical and wrapped Japanese lines); CJK and full-width punctuation
+  (。」．, judged before NFKC) count as CJK for that join (:func:`cjk_joins`), so a quote that
+  runs across a paragraph, line or block break after 。 matches typed without a space.
 
 :func:`describe_folds` names the folds that change a text, so an answer can say that a match
 needed one (a curly apostrophe, a traditional kanji …).
@@ -44,7 +46,7 @@ import unicodedata
 
 from .variants import ARABIC_LETTER_VARIANTS, KANJI_VARIANTS
 
-__all__ = ["FOLD_NAMES", "describe_folds", "folds_between", "is_cjk", "normalise",
+__all__ = ["FOLD_NAMES", "cjk_joins", "describe_folds", "folds_between", "is_cjk", "normalise",
            "normalise_with_offsets", "raw_span", "strip_controls"]
 
 _DROP = frozenset(
@@ -219,6 +221,10 @@ def _fold_chars(text: str) -> tuple[str, list[int]]:
 
 _CJK_CLASS = ("\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
               "\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff\U00020000-\U0003ffff\u3005\u3006\u3007")
+_JOIN_CLASS = _CJK_CLASS + "\u3000-\u303f\uff00-\uffef!-/:-@\\[-`{-~"
+"""Folded characters that may stand for a CJK character or CJK punctuation (full-width ASCII
+punctuation folds to ASCII): a single space between two of them is a candidate joint, which
+:func:`cjk_joins` decides on the raw characters."""
 # The places where step two changes the folded text (a plain single space between two
 # ordinary characters, a lone hyphen inside a word and a bare "..." are left alone, so most
 # text has few of them): punctuation with whitespace around it or repeated, whitespace before
@@ -229,7 +235,7 @@ _JOINTS = (
     # rejects the common case (one space before a letter) at once.
     re.compile(
         r" (?:(?=[ \-.'\"]) *(?:-+|\.(?: ?\.){2,}|['\"]) *|(?=[ ;:!?]) *(?=[;:!?])| *$"
-        rf"|(?= ) *|(?=[{_CJK_CLASS}])(?<=[{_CJK_CLASS}] ))"),
+        rf"|(?= ) *|(?=[{_JOIN_CLASS}])(?<=[{_JOIN_CLASS}] ))"),
     re.compile(r"-(?:-+ *| +)"),  # a dash run, or a hyphen with whitespace after it
     re.compile("\u00ad+ *"),  # soft hyphens: dropped, and a line break after one joins
     re.compile(r"\.(?: ?\.){2,} *"),  # an ellipsis
@@ -248,6 +254,29 @@ class _CjkCache(dict):
 
 
 _IS_CJK = _CjkCache()
+
+
+class _CjkPunctuation(dict):
+    def __missing__(self, ch: str) -> bool:
+        cp = ord(ch)
+        value = self[ch] = 0x3000 <= cp <= 0x303F or (
+            0xFF00 <= cp <= 0xFFEF and not ch.isalnum())
+        return value
+
+
+_CJK_PUNCT = _CjkPunctuation()
+
+
+def cjk_joins(folded: str, raw: str) -> bool:
+    """Whether whitespace next to this character joins as between CJK characters.
+
+    ``folded`` is the character after the fold, ``raw`` the source character it came from:
+    CJK characters count, and so does CJK and full-width punctuation (U+3000–303F, and the
+    non-alphanumeric characters of U+FF00–FFEF), judged *before* NFKC, which turns ．into
+    ``.``. So the line or paragraph break in 「…住みにくい。⏎住みにくさが…」 is dropped as it is
+    between two kanji, and a quote typed without it matches.
+    """
+    return _IS_CJK[folded] or _CJK_PUNCT[raw]
 
 
 def _joints(text: str, chars: str, offs: list[int]) -> tuple[str, list[int]]:
@@ -271,7 +300,8 @@ def _joints(text: str, chars: str, offs: list[int]) -> tuple[str, list[int]]:
                 continue
             prev = parts[-1][-1] if parts else ""
             nxt = chars[e] if e < n else ""
-            if prev and nxt and not (_IS_CJK[prev] and _IS_CJK[nxt]):
+            if prev and nxt and not (cjk_joins(prev, text[out[-1]])
+                                     and cjk_joins(nxt, text[offs[e]])):
                 parts.append(" ")
                 out.append(offs[s])
             continue

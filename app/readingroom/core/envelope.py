@@ -9,6 +9,8 @@ a failed search carries ``error`` and never reports ``total: 0``.
 from __future__ import annotations
 
 import json
+import math
+import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -19,6 +21,8 @@ from .errors import Code, CoreError
 from .script import Script
 
 __all__ = [
+    "DEPTH_MARKER",
+    "MAX_VALUE_DEPTH",
     "SCHEMA_VERSION",
     "Breadth",
     "Diagnostic",
@@ -34,12 +38,52 @@ __all__ = [
     "SourceStatus",
     "TermUse",
     "breadth_of",
+    "envelope_json",
+    "json_safe",
     "response_schema",
     "utc_now_iso",
 ]
 
 SCHEMA_VERSION = "2.2.0"
 """Major: a code renamed or removed, a field changed; minor: something added."""
+
+MAX_VALUE_DEPTH = 32
+"""The deepest nesting an upstream's raw value keeps in an envelope (an item, ``data``, error
+details, the echoed input); deeper arrays and objects are replaced by :data:`DEPTH_MARKER`.
+A record of the suite's upstreams nests five or six levels; past a few hundred, no reply would
+serialise at all (pydantic stops at its recursion limit)."""
+DEPTH_MARKER = f"[left out: nested deeper than {MAX_VALUE_DEPTH} levels]"
+_ENVELOPE_DEPTH = MAX_VALUE_DEPTH + 8
+"""The bound of the final pass over a whole envelope: its own levels above the raw values."""
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_safe(value: Any, max_depth: int = MAX_VALUE_DEPTH) -> Any:
+    """A copy of a raw value that always serialises as strict JSON in UTF-8.
+
+    Arrays and objects nested deeper than ``max_depth`` become :data:`DEPTH_MARKER`; a lone
+    surrogate in a string (valid in JSON escapes, not in UTF-8) becomes U+FFFD; ``NaN`` and
+    infinities become ``None``; tuples become lists and keys strings. Other values are kept
+    as they are (pydantic serialises dates and the like).
+    """
+    return _safe(value, max_depth)
+
+
+def _safe(value: Any, room: int) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value) if _LONE_SURROGATE.search(value) else value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        if room <= 0:
+            return DEPTH_MARKER
+        return {_safe(k if isinstance(k, str) else str(k), 1): _safe(v, room - 1)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if room <= 0:
+            return DEPTH_MARKER
+        return [_safe(v, room - 1) for v in value]
+    return value
 
 
 class _Model(BaseModel):
@@ -230,12 +274,33 @@ class Envelope(_Model):
         )
 
     def to_data(self) -> dict[str, Any]:
-        """The JSON-ready dict that is both the text content and ``structuredContent``."""
-        return self.model_dump(mode="json", exclude_none=True)
+        """The JSON-ready dict that is both the text content and ``structuredContent``.
+
+        Raw values are bounded first (:func:`json_safe`: depth, lone surrogates, NaN), so the
+        reply serialises whatever an upstream sent; only a value pydantic cannot serialise at
+        all (an arbitrary object, a defect) still raises.
+        """
+        update: dict[str, Any] = {"items": [json_safe(i) for i in self.items]}
+        if self.data is not None:
+            update["data"] = json_safe(self.data)
+        if self.error is not None:
+            update["error"] = self.error.model_copy(
+                update={"details": json_safe(self.error.details)})
+        if self.query is not None:
+            update["query"] = self.query.model_copy(update={"input": json_safe(self.query.input)})
+        bounded = self.model_copy(update=update)
+        data = json_safe(bounded.model_dump(mode="json", exclude_none=True), _ENVELOPE_DEPTH)
+        assert isinstance(data, dict)
+        return data
 
     def to_json(self) -> str:
         """Compact JSON text, UTF-8 characters kept (not escaped)."""
-        return json.dumps(self.to_data(), ensure_ascii=False, separators=(",", ":"))
+        return envelope_json(self.to_data())
+
+
+def envelope_json(data: dict[str, Any]) -> str:
+    """The compact JSON text of an envelope's :meth:`Envelope.to_data` (strict: no NaN)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def breadth_of(total: int | None) -> Breadth | None:

@@ -68,6 +68,32 @@ class Outcome(Generic[T]):
         return self.error.code if self.error is not None else None
 
 
+def _unexpected(name: str, exc: Exception) -> CoreError:
+    """A source's unexpected exception as a typed error that says what happened, in words.
+
+    Deep nesting (``RecursionError``) is the upstream's answer being unreadable, so
+    ``API_ERROR``; an operating-system error is named (a full disk, a refused permission);
+    anything else is a defect (``INTERNAL_ERROR``), named by its class only, since an
+    exception's text may quote a URL with its query.
+    """
+    from .ledger import describe_os_error
+
+    details = {"source": name, "error": type(exc).__name__}
+    if isinstance(exc, RecursionError):
+        return CoreError(Code.API_ERROR,
+                         f"The answer of the source {name!r} nests too deeply to be read.",
+                         details={**details, "reason": "too_deep"},
+                         remediation="The result is unknown, not empty; try again later.")
+    if isinstance(exc, OSError):
+        return CoreError(Code.INTERNAL_ERROR,
+                         f"The source {name!r} failed on this machine: {describe_os_error(exc)}.",
+                         details=details,
+                         remediation="Fix the machine's problem (disk space, permissions); the "
+                         "result is unknown.")
+    return CoreError(Code.INTERNAL_ERROR, f"The source {name!r} failed with {type(exc).__name__}.",
+                     details=details)
+
+
 async def fan_out(
     sources: Mapping[str, Callable[[], Awaitable[T]]],
     *,
@@ -114,11 +140,7 @@ async def fan_out(
                 failure = exc
             except Exception as exc:
                 log.exception("source %s failed", name)
-                failure = CoreError(
-                    Code.INTERNAL_ERROR,
-                    f"The source {name!r} failed with {type(exc).__name__}.",
-                    details={"source": name, "error": type(exc).__name__},
-                )
+                failure = _unexpected(name, exc)
         seconds = timer.monotonic() - began
         if answered:
             outcomes[name] = Outcome(name, Status.ok, value=value, seconds=seconds)

@@ -13,6 +13,14 @@ upstream that never stops sending costs at most the cap in memory, never the who
 declared ``Content-Length`` above the cap is refused before any of the body is read. The body
 of a refused (non-2xx) answer is never read: nothing uses it.
 
+Content encodings are decoded here, not by httpx: the client asks for
+:data:`ACCEPT_ENCODING` (``gzip, deflate``), reads the raw stream and inflates one layer of
+either through a decompressor whose every step yields at most :data:`_DECODE_STEP` bytes, so
+the cap holds on the decoded size however small the compressed body. A stacked encoding
+(``gzip, gzip``) or one it did not ask for is refused before a byte is decoded (``API_ERROR``,
+reason ``unsupported_encoding``): httpx would inflate a stacked one with no output limit on the
+inner layer, and no upstream of the suite stacks them.
+
 Search terms travel in the query string and credentials in headers or the query string, so no
 message, detail or log line written here contains a query string, a header value or a response
 body: URLs are reported as ``scheme://host/path``. Where a caller must show the headers it sent
@@ -25,12 +33,14 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Iterable, Mapping
+import re
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, ClassVar, Protocol, Self
 
 import anyio
 import httpx
@@ -40,13 +50,19 @@ from .errors import Code, CoreError
 from .ledger import DEFAULT_SECRET_NAMES, redact
 
 __all__ = [
+    "ACCEPT_ENCODING",
+    "INFLATE_RATIO_FLOOR",
     "MAX_BODY_BYTES",
+    "MAX_INFLATE_RATIO",
+    "MAX_JSON_VALUES",
     "SECRET_HEADER_NAMES",
+    "HeaderValue",
     "HttpClient",
     "Politeness",
     "RateLimitedError",
     "Revealable",
     "UpstreamBodyError",
+    "UpstreamError",
     "UpstreamHttpError",
     "UpstreamTransportError",
     "redact_headers",
@@ -65,6 +81,29 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_BODY_BYTES = 20 * 1024 * 1024
 """The largest response body a client reads, in bytes (after content decoding); the same
 20 MiB that :mod:`readingroom.core.xmlsafe` parses at most."""
+
+ACCEPT_ENCODING = "gzip, deflate"
+"""The content codings every request accepts: those :class:`HttpClient` decodes within its cap.
+Named explicitly so that installing a brotli or zstd package (which httpx would then advertise)
+never makes an upstream send a coding this client refuses."""
+
+_DECODE_STEP = 64 * 1024
+"""The most one decompression step may produce: a bomb is stopped at the cap plus this."""
+MAX_INFLATE_RATIO = 100
+"""Past :data:`INFLATE_RATIO_FLOOR` decoded bytes, a compressed body may decode to at most this
+many times the bytes received (the rule Apache POI applies to ZIP entries): XML and JSON
+compress 5-20 times, a compression bomb about 1,000 times. Several concurrent bombs then cost
+a megabyte each instead of the cap each."""
+MAX_JSON_VALUES = 500_000
+"""The most values (arrays, objects and the items a comma separates) a JSON body may hold.
+``json.loads`` holds the interpreter lock for the whole parse, so a server answers nothing else
+meanwhile: a 19 MiB body of tiny containers took 6 s and 420 MB. The largest real page of the
+suite's upstreams holds about 1,500; this bound keeps the worst parse well under a second."""
+INFLATE_RATIO_FLOOR = 1024 * 1024
+"""Decoded bytes below which the ratio is not checked (small bodies compress unevenly)."""
+_IDENTITY = "identity"
+_GZIP = frozenset({"gzip", "x-gzip"})
+_DEFLATE = "deflate"
 
 SECRET_HEADER_NAMES: frozenset[str] = DEFAULT_SECRET_NAMES | frozenset(
     {
@@ -92,53 +131,44 @@ class Revealable(Protocol):
 HeaderValue = str | Revealable
 
 
-class RateLimitedError(CoreError):
+class UpstreamError(CoreError):
+    """A typed failure of an upstream exchange: each subclass fixes its code and remediation."""
+
+    error_code: ClassVar[Code]
+    remediation_text: ClassVar[str]
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(type(self).error_code, message, details=details,
+                         remediation=type(self).remediation_text)
+
+
+class RateLimitedError(UpstreamError):
     """The upstream answered HTTP 429 on every attempt the retry budget allowed."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.RATE_LIMITED,
-            message,
-            details=details,
-            remediation="Wait a minute before searching again. The result is unknown, not empty.",
-        )
+    error_code = Code.RATE_LIMITED
+    remediation_text = "Wait a minute before searching again. The result is unknown, not empty."
 
 
-class UpstreamTransportError(CoreError):
+class UpstreamTransportError(UpstreamError):
     """The upstream could not be reached, timed out, or failed with HTTP 5xx."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.TRANSPORT_ERROR,
-            message,
-            details=details,
-            remediation="Try again later. The result is unknown, not empty.",
-        )
+    error_code = Code.TRANSPORT_ERROR
+    remediation_text = "Try again later. The result is unknown, not empty."
 
 
-class UpstreamHttpError(CoreError):
+class UpstreamHttpError(UpstreamError):
     """The upstream refused the request with a non-2xx status other than 429 or 5xx."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.API_ERROR,
-            message,
-            details=details,
-            remediation="The request was refused; retrying it unchanged will not help.",
-        )
+    error_code = Code.API_ERROR
+    remediation_text = "The request was refused; retrying it unchanged will not help."
 
 
-class UpstreamBodyError(CoreError):
+class UpstreamBodyError(UpstreamError):
     """The upstream answered 2xx, but with a body that is not the JSON that was asked for."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.API_ERROR,
-            message,
-            details=details,
-            remediation="The service may be misbehaving or under maintenance; try again later. "
-            "The result is unknown, not empty.",
-        )
+    error_code = Code.API_ERROR
+    remediation_text = ("The service may be misbehaving or under maintenance; try again later. "
+                        "The result is unknown, not empty.")
 
 
 @dataclass(frozen=True)
@@ -260,7 +290,9 @@ class HttpClient:
         self.max_body_bytes = max_body_bytes
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._hosts: dict[str, _HostState] = {}
-        self._headers: dict[str, HeaderValue] = {**(headers or {}), "User-Agent": user_agent}
+        self._headers: dict[str, HeaderValue] = {
+            "Accept-Encoding": ACCEPT_ENCODING, **(headers or {}), "User-Agent": user_agent,
+        }
         self._client_options: dict[str, Any] = {
             "timeout": httpx.Timeout(timeout),
             "transport": transport,
@@ -414,7 +446,7 @@ class HttpClient:
             RateLimitedError, UpstreamTransportError, UpstreamHttpError: as :meth:`get`.
             CoreError: INVALID_INPUT when a header value cannot be sent (nothing was sent).
         """
-        target = httpx.URL(url)
+        target = _usable_url(url)
         if params:
             # Merged by hand: httpx 0.28 replaces a URL's own query string with `params`.
             target = target.copy_merge_params(params)
@@ -513,6 +545,8 @@ class HttpClient:
             response = await self._client.send(request, stream=True)
         except httpx.RequestError as exc:
             raise _transport_error(request, exc) from None
+        except OverflowError:  # a port past 65535 that slipped through: not a defect
+            raise _bad_url(str(request.url), "its port is out of range") from None
         try:
             if 200 <= response.status_code < 300:
                 await self._read_capped(response)
@@ -525,18 +559,36 @@ class HttpClient:
         return response
 
     async def _read_capped(self, response: httpx.Response) -> None:
-        """Read the body into ``response`` (as ``aread`` does), stopping at the cap."""
+        """Read and decode the body into ``response`` (as ``aread`` does), stopping at the cap.
+
+        The raw stream is read and decoded here, one bounded step at a time, so the cap
+        counts decoded bytes as they are produced, never after a whole chunk has inflated.
+        """
         cap = self.max_body_bytes
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
             raise _too_large(response, cap)
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
+        if hasattr(response, "_content"):
+            # Built in memory by the transport (httpx.MockTransport): nothing streams.
+            if len(response.content) > cap:
                 raise _too_large(response, cap)
-            chunks.append(chunk)
+            return
+        decoder = _decoder_for(response)
+        chunks: list[bytes] = []
+        size = received = 0
+        try:
+            async for raw in response.aiter_raw():
+                received += len(raw)
+                for piece in decoder.feed(raw):
+                    size += len(piece)
+                    if size > cap:
+                        raise _too_large(response, cap)
+                    if decoder.compressed and size > INFLATE_RATIO_FLOOR and (
+                            size > MAX_INFLATE_RATIO * received):
+                        raise _too_large(response, cap, inflated=(size, received))
+                    chunks.append(piece)
+        except zlib.error:
+            raise _undecodable(response) from None
         # httpx has no public capped read; this is what its own aread() stores.
         response._content = b"".join(chunks)
 
@@ -569,27 +621,194 @@ class HttpClient:
         raise UpstreamHttpError(f"{safe} answered HTTP {status}.", details=details)
 
 
+_FAILURES: tuple[tuple[type[httpx.RequestError], str], ...] = (
+    (httpx.ConnectTimeout, "the connection was not accepted in time"),
+    (httpx.ReadTimeout, "no answer came in time"),
+    (httpx.WriteTimeout, "the request could not be sent in time"),
+    (httpx.PoolTimeout, "no connection was free in time"),
+    (httpx.ConnectError, "the connection was refused or the host could not be reached"),
+    (httpx.ReadError, "the connection broke while the answer was read"),
+    (httpx.WriteError, "the connection broke while the request was sent"),
+    (httpx.RemoteProtocolError, "the server broke the HTTP protocol (or closed the connection "
+                                "without an answer)"),
+    (httpx.DecodingError, "the answer could not be decoded"),
+    (httpx.UnsupportedProtocol, "the URL's scheme is not http or https"),
+)
+
+
 def _transport_error(request: httpx.Request, exc: httpx.RequestError) -> UpstreamTransportError:
-    """The typed error for a failed exchange; the httpx exception (full URL) is not kept."""
+    """The typed error for a failed exchange, in words; the httpx exception (full URL) is not
+    kept. It names the host and port contacted, the port filled in when the URL gave none."""
+    url = request.url
+    what = next((words for kind, words in _FAILURES if isinstance(exc, kind)),
+                f"it failed ({type(exc).__name__})")
+    port = url.port if url.port is not None else _DEFAULT_PORTS.get(url.scheme)
+    where = f"{url.host}:{port}" if port else url.host
+    note = "" if url.port is not None or port is None else (
+        f" (the URL gives no port, so {url.scheme}'s default {port} was used)")
     return UpstreamTransportError(
-        f"The request to {_safe_url(request.url)} failed: {type(exc).__name__}.",
-        details={"error": type(exc).__name__, "host": request.url.host, "path": request.url.path},
+        f"The request to {_safe_url(url)} failed: {what}, at {where}{note}.",
+        details={"error": type(exc).__name__, "host": url.host, "port": port,
+                 "path": url.path},
     )
 
 
-def _too_large(response: httpx.Response, cap: int) -> UpstreamBodyError:
-    """The typed error for a body past the cap (reading stopped there)."""
+def _bad_url(url: str, why: str) -> CoreError:
+    """The typed error for an upstream URL that cannot be used (a setting, not the network)."""
+    shown = url.split("?", 1)[0].split("#", 1)[0]
+    if "@" in shown:  # never show userinfo
+        scheme, _, rest = shown.partition("://")
+        shown = f"{scheme}://{rest.rpartition('@')[2]}"
+    return CoreError(
+        Code.TRANSPORT_ERROR,
+        f"The upstream URL {shown[:200]!r} cannot be used: {why}. Nothing was sent.",
+        details={"reason": "bad_url"},
+        remediation="Check the setting that names this URL (the server's *_URL environment "
+        "variable): it needs http:// or https://, a host and, if any, a port from 1 to 65535.",
+    )
+
+
+def _usable_url(url: str) -> httpx.URL:
+    """``url`` parsed, or :func:`_bad_url` saying what is wrong with it."""
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        text = str(exc)
+        why = ("its port is not a number from 1 to 65535" if "port" in text.lower()
+               else "it is not a valid URL")
+        raise _bad_url(url, why) from None
+    if parsed.scheme not in _DEFAULT_PORTS:
+        why = ("it has no scheme (start it with http:// or https://)" if "://" not in url
+               else f"its scheme {parsed.scheme[:20]!r} is not http or https")
+        raise _bad_url(url, why)
+    if not parsed.host:
+        raise _bad_url(url, "it names no host")
+    if parsed.port is not None and not 0 < parsed.port < 65536:
+        raise _bad_url(url, "its port is not a number from 1 to 65535")
+    return parsed
+
+
+def _too_large(
+    response: httpx.Response, cap: int, *, inflated: tuple[int, int] | None = None
+) -> UpstreamBodyError:
+    """The typed error for a body past the cap, or inflating past the ratio (reading stopped)."""
     url = response.request.url
-    return UpstreamBodyError(
-        f"{_safe_url(url)} answered HTTP {response.status_code} with a body larger than the "
-        f"{cap} bytes this server reads; reading stopped there.",
+    details: dict[str, Any] = {
+        "status": response.status_code,
+        "host": url.host,
+        "path": url.path,
+        "content_type": response.headers.get("content-type", "")[:100],
+        "reason": "too_large",
+        "max_bytes": cap,
+    }
+    if inflated is None:
+        message = (f"{_safe_url(url)} answered HTTP {response.status_code} with a body larger "
+                   f"than the {cap} bytes this server reads; reading stopped there.")
+    else:
+        decoded, received = inflated
+        details.update(decoded_bytes=decoded, received_bytes=received,
+                       max_inflate_ratio=MAX_INFLATE_RATIO)
+        message = (f"{_safe_url(url)} answered HTTP {response.status_code} with a compressed "
+                   f"body that inflates more than {MAX_INFLATE_RATIO} times ({received} bytes "
+                   f"received became over {decoded}): a compression bomb, not a document; "
+                   "reading stopped there.")
+    return UpstreamBodyError(message, details=details)
+
+
+class _Identity:
+    """The decoder of an unencoded body: bytes pass through."""
+
+    compressed = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        if data:
+            yield data
+
+
+class _Bounded:
+    """One layer of gzip or deflate, inflated in steps of at most :data:`_DECODE_STEP` bytes.
+
+    ``deflate`` is the zlib format by the standard, but some servers send raw deflate; as httpx
+    does, a first chunk that is not zlib is read as raw deflate. Data after the end of the
+    compressed stream is ignored, as httpx ignores it.
+    """
+
+    compressed = True
+
+    def __init__(self, wbits: int, *, raw_fallback: bool = False) -> None:
+        self._inflate = zlib.decompressobj(wbits)
+        self._fallback = raw_fallback
+        self._started = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        if not self._started and data:
+            self._started = True
+            if self._fallback:
+                try:
+                    zlib.decompressobj(zlib.MAX_WBITS).decompress(data[:_DECODE_STEP], 1)
+                except zlib.error:
+                    self._inflate = zlib.decompressobj(-zlib.MAX_WBITS)
+        while data and not self._inflate.eof:
+            piece = self._inflate.decompress(data, _DECODE_STEP)
+            data = self._inflate.unconsumed_tail
+            if piece:
+                yield piece
+            elif not data:
+                break
+        # Output still held back when the last step filled its limit with input used up.
+        while not self._inflate.eof:
+            piece = self._inflate.decompress(b"", _DECODE_STEP)
+            if not piece:
+                break
+            yield piece
+
+
+def _codings(response: httpx.Response) -> list[str]:
+    """The content codings applied to the body, in the order applied (``identity`` left out)."""
+    values = response.headers.get_list("content-encoding", split_commas=True)
+    return [v.strip().lower() for v in values if v.strip() and v.strip().lower() != _IDENTITY]
+
+
+def _decoder_for(response: httpx.Response) -> _Identity | _Bounded:
+    """The bounded decoder of ``response``'s body; refuses what it must not decode."""
+    codings = _codings(response)
+    if not codings:
+        return _Identity()
+    if len(codings) == 1 and codings[0] in _GZIP:
+        return _Bounded(zlib.MAX_WBITS | 16)
+    if len(codings) == 1 and codings[0] == _DEFLATE:
+        return _Bounded(zlib.MAX_WBITS, raw_fallback=True)
+    url = response.request.url
+    shown = ", ".join(c[:20] for c in codings[:4]) + (", ..." if len(codings) > 4 else "")
+    why = (f"stacked content encodings ({shown})" if len(codings) > 1
+           else f"a content encoding it did not ask for ({shown})")
+    raise UpstreamBodyError(
+        f"{_safe_url(url)} answered HTTP {response.status_code} with {why}; this server decodes "
+        f"one layer of {ACCEPT_ENCODING} only, so nothing of the body was read.",
         details={
             "status": response.status_code,
             "host": url.host,
             "path": url.path,
-            "content_type": response.headers.get("content-type", ""),
-            "reason": "too_large",
-            "max_bytes": cap,
+            "content_type": response.headers.get("content-type", "")[:100],
+            "content_encoding": shown,
+            "reason": "unsupported_encoding",
+        },
+    )
+
+
+def _undecodable(response: httpx.Response) -> UpstreamBodyError:
+    """The typed error for a body that its declared encoding does not decode."""
+    url = response.request.url
+    encoding = ", ".join(_codings(response))[:60]
+    return UpstreamBodyError(
+        f"{_safe_url(url)} answered HTTP {response.status_code} with a body that is not valid "
+        f"{encoding} data, as its Content-Encoding says it is.",
+        details={
+            "status": response.status_code,
+            "host": url.host,
+            "path": url.path,
+            "content_encoding": encoding,
+            "reason": "bad_encoding",
         },
     )
 
@@ -602,9 +821,37 @@ def _accept_json(headers: Mapping[str, HeaderValue] | None) -> dict[str, HeaderV
     return merged
 
 
+_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"')
+
+
+def _json_values(raw: bytes) -> int:
+    """About how many values ``raw`` holds: brackets and commas outside strings (an upper bound)."""
+    rough = raw.count(b"[") + raw.count(b"{") + raw.count(b",")
+    if rough <= MAX_JSON_VALUES:
+        return rough
+    bare = _JSON_STRING.sub(b'""', raw)  # only when it matters: brackets in text do not count
+    return bare.count(b"[") + bare.count(b"{") + bare.count(b",")
+
+
 def _parse_json(response: httpx.Response) -> Any:
     """The body of a 2xx ``response`` as JSON; :class:`UpstreamBodyError` when it is not."""
     url = response.request.url
+    values = _json_values(response.content)
+    if values > MAX_JSON_VALUES:
+        raise UpstreamBodyError(
+            f"{_safe_url(url)} answered HTTP {response.status_code} with a JSON body of more "
+            f"than {MAX_JSON_VALUES} values, far more than any page of records; it was not "
+            "parsed.",
+            details={
+                "status": response.status_code,
+                "host": url.host,
+                "path": url.path,
+                "content_type": response.headers.get("content-type", "")[:100],
+                "reason": "too_many_values",
+                "values": values,
+                "max_values": MAX_JSON_VALUES,
+            },
+        )
     try:
         return json.loads(response.content.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

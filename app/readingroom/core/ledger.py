@@ -27,12 +27,14 @@ import logging
 import math
 import os
 import re
+import stat
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from time import monotonic as _monotonic
 from typing import Any
 
 from filelock import FileLock, Timeout
@@ -53,11 +55,13 @@ __all__ = [
     "DepositOutcome",
     "Ledger",
     "LedgerError",
+    "NotARegularFileError",
     "Problem",
     "ProblemKind",
     "VerifyReport",
     "canonical_json",
     "deposit",
+    "describe_os_error",
     "is_head_hash",
     "iter_receipts",
     "line_hash",
@@ -71,6 +75,9 @@ log = logging.getLogger(__name__)
 LEDGER_VERSION = 1
 GENESIS_HASH = "0" * 64
 LOCK_TIMEOUT = 10.0
+READ_LOCK_TIMEOUT = 2.0
+"""How long :func:`verify` waits for a busy ledger's lock before reading it unlocked (an
+append-only file read up to a size taken first is consistent either way)."""
 REDACTED = "[REDACTED]"
 DEFAULT_SECRET_NAMES: frozenset[str] = frozenset(
     {
@@ -120,6 +127,78 @@ _PROCESS_LOCK = threading.Lock()
 
 class LedgerError(Exception):
     """The ledger is in a state an append must not build on (e.g. cut below its head)."""
+
+
+class NotARegularFileError(LedgerError, OSError):
+    """A ledger path (or its ``.head`` or ``.lock``) exists and is not a regular file.
+
+    Opening a FIFO blocks until its other end is opened, and a device or socket is no ledger:
+    such a path is refused, before any lock is taken, like a symbolic link. An ``OSError`` too,
+    so a reader that reports unreadable ledgers reports this one.
+    """
+
+    def __init__(self, path: os.PathLike[str] | str, kind: str, role: str = "ledger") -> None:
+        self.kind = kind
+        what = "the receipt ledger" if role == "ledger" else f"the receipt ledger's {role} file"
+        message = (f"{what} path {path} is not a regular file (it is a {kind}); receipts are "
+                   f"kept only in regular files (set {ENV_RECEIPT_LOG} to a file's path)")
+        LedgerError.__init__(self, message)
+        self.errno = errno.EINVAL
+        self.strerror = message
+        self.filename = str(path)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "FIFO (named pipe)"
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special file"
+
+
+def _refuse_special(path: Path, role: str = "ledger") -> None:
+    """Raise :class:`NotARegularFileError` when ``path`` exists and is neither a file nor a link.
+
+    Links are not judged here: the ledger path's own link rule is :meth:`Ledger._refuse_link`,
+    and a link elsewhere is judged by what the non-blocking open finds.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return  # absent (created later) or unreachable (the open will say so)
+    if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
+        raise NotARegularFileError(path, _file_kind(mode), role)
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def _open_regular(path: Path, *, role: str = "ledger", follow: bool = True) -> Any:
+    """``path`` opened for binary reading, never blocking, only when it is a regular file.
+
+    The open itself does not block (``O_NONBLOCK``: a FIFO would wait for a writer), and the
+    open file is checked with ``fstat``, so nothing can swap a FIFO in between.
+    """
+    flags = os.O_RDONLY | _NONBLOCK | _BINARY
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFileError(path, _file_kind(mode), role)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class ProblemKind(StrEnum):
@@ -395,9 +474,15 @@ def _acks(obj: Mapping[str, Any]) -> list[tuple[Any, Any]]:
 
 
 def _read_head(head_path: Path) -> tuple[dict[str, Any] | None, bool]:
-    """The head file's content, and whether a head file exists but cannot be read."""
+    """The head file's content, and whether a head file exists but cannot be read.
+
+    Raises:
+        NotARegularFileError: the head path is a FIFO, folder or device (an append must not
+            go on; :func:`verify` reports it as an unreadable head).
+    """
     try:
-        raw = head_path.read_bytes()
+        with _open_regular(head_path, role="head") as fh:
+            raw = fh.read(MAX_LINE_BYTES + 1)
     except FileNotFoundError:
         return None, False
     head, reason = _bounded_json(raw)
@@ -411,11 +496,17 @@ def _read_head(head_path: Path) -> tuple[dict[str, Any] | None, bool]:
 
 @contextmanager
 def _exclusive(lock_path: Path, timeout: float) -> Iterator[None]:
-    """Hold the in-process lock and then the cross-process file lock, both within timeout."""
+    """Hold the in-process lock and then the cross-process file lock, both within timeout.
+
+    The timeout bounds the whole wait: what the in-process lock took is not given again to
+    the file lock.
+    """
+    began = _monotonic()
     if not _PROCESS_LOCK.acquire(timeout=timeout if timeout >= 0 else -1):
         raise Timeout(str(lock_path))
     try:
-        with FileLock(str(lock_path), timeout=timeout):
+        left = timeout if timeout < 0 else max(0.0, timeout - (_monotonic() - began))
+        with FileLock(str(lock_path), timeout=left):
             yield
     finally:
         _PROCESS_LOCK.release()
@@ -438,14 +529,21 @@ class Ledger:
         self.head_path = Path(str(path) + ".head")
         self.lock_timeout = lock_timeout
 
-    def append(self, entry: Mapping[str, Any]) -> dict[str, Any]:
+    def append(
+        self, entry: Mapping[str, Any], *, proceed: Callable[[], bool] | None = None
+    ) -> dict[str, Any]:
         """Append one receipt and return the full line written.
+
+        ``proceed``, when given, is asked once the lock is held: False (the search was
+        answered without waiting for this receipt) writes nothing and raises LedgerError, so
+        a receipt never appears that its answer said was not written.
 
         Ledger fields in ``entry`` are ignored, ``params`` is redacted again, and record
         bodies (``items``, ``records``) are dropped. Only a line the ledger's own reader
         accepts is written. A torn last line (no newline: an interrupted write) is
         acknowledged; a complete line that is not a receipt, lines cut below the head, or a
-        ledger path that is a symbolic link raise LedgerError and nothing is written.
+        ledger path that is a symbolic link or not a regular file (a FIFO: opening it would
+        block) raise LedgerError and nothing is written.
 
         Raises:
             LedgerError: the ledger must not be built on (see above).
@@ -457,9 +555,14 @@ class Ledger:
             body["params"] = redact(body["params"])
         body.setdefault("issued_at", utc_now_iso())
         self._refuse_link()
+        self._refuse_special()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with _exclusive(self.lock_path, self.lock_timeout):
+            if proceed is not None and not proceed():
+                raise LedgerError("the receipt was not written: its search was answered "
+                                  "without it")
             self._refuse_link()
+            self._refuse_special()
             prefix, seq, prev_hash, torn = self._tail_state()
             line: dict[str, Any] = {"v": LEDGER_VERSION, "seq": seq, "prev_hash": prev_hash}
             line.update(body)
@@ -481,6 +584,11 @@ class Ledger:
         """Verify this ledger; see :func:`verify`."""
         return verify(self.path, head=head)
 
+    def _refuse_special(self) -> None:
+        _refuse_special(self.path)
+        _refuse_special(self.head_path, "head")
+        _refuse_special(self.lock_path, "lock")
+
     def _refuse_link(self) -> None:
         if self.path.is_symlink():
             raise LedgerError(
@@ -490,15 +598,23 @@ class Ledger:
             )
 
     def _write(self, data: bytes) -> None:
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
-        # O_NOFOLLOW closes the gap between the link check and the open where it exists.
-        flags |= getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _BINARY
+        # O_NOFOLLOW closes the gap between the link check and the open where it exists;
+        # O_NONBLOCK the one before a FIFO (opening one for writing waits for a reader; with
+        # it, the open fails at once or the fstat below refuses it).
+        flags |= getattr(os, "O_NOFOLLOW", 0) | _NONBLOCK
         try:
             fd = os.open(self.path, flags, 0o666)
         except OSError as exc:
             if exc.errno == getattr(errno, "ELOOP", None):
                 self._refuse_link()
+            if exc.errno == getattr(errno, "ENXIO", None):  # a FIFO with no reader
+                raise NotARegularFileError(self.path, "FIFO (named pipe)") from None
             raise
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise NotARegularFileError(self.path, _file_kind(mode))
         with os.fdopen(fd, "ab") as fh:
             fh.write(data)
             fh.flush()
@@ -514,7 +630,7 @@ class Ledger:
         prefix = b""
         torn: list[dict[str, Any]] = []
         if size:
-            with open(self.path, "rb") as fh:
+            with _open_regular(self.path, follow=False) as fh:
                 raw, ends_nl = _read_last_line(fh, size)
                 last = _parse_line(raw)
                 if last is None:
@@ -608,14 +724,17 @@ def _snapshot(path: Path) -> tuple[int, dict[str, Any] | None, bool]:
     lock_path = Path(str(path) + ".lock")
 
     def read() -> tuple[int, dict[str, Any] | None, bool]:
-        head, head_bad = _read_head(Path(str(path) + ".head"))
+        try:
+            head, head_bad = _read_head(Path(str(path) + ".head"))
+        except NotARegularFileError:
+            head, head_bad = None, True
         return path.stat().st_size, head, head_bad
 
     # Only lock a live ledger (one whose lock file exists): verifying a copy must not litter
     # its folder, and a read-only or busy folder must not stop a verification.
-    if lock_path.exists():
+    if lock_path.is_file():
         try:
-            with _exclusive(lock_path, LOCK_TIMEOUT):
+            with _exclusive(lock_path, READ_LOCK_TIMEOUT):
                 return read()
         except OSError:
             pass
@@ -635,7 +754,8 @@ def verify(path: os.PathLike[str] | str, *, head: str | None = None) -> VerifyRe
             there, or whose history was changed, is an error.
 
     Raises:
-        OSError: the ledger file cannot be read.
+        OSError: the ledger file cannot be read; :class:`NotARegularFileError` (an OSError)
+            when it is a FIFO, folder or device, which is refused without blocking.
 
     Returns:
         A report whose ``ok`` is False when any line was edited, removed, reordered or
@@ -643,6 +763,8 @@ def verify(path: os.PathLike[str] | str, *, head: str | None = None) -> VerifyRe
         from the end, or the cited head does not hold.
     """
     path = Path(os.path.realpath(path))
+    with _open_regular(path):
+        pass  # refuse a FIFO or device before anything waits on it
     size, head_file, head_bad = _snapshot(path)
     problems: list[Problem] = []
     count = 0
@@ -654,7 +776,7 @@ def verify(path: os.PathLike[str] | str, *, head: str | None = None) -> VerifyRe
     anchor_at: tuple[int, int] | None = None
     cited = head.lower() if head is not None else None
 
-    with open(path, "rb") as fh:
+    with _open_regular(path) as fh:
         for entry in _read_lines(fh, size):
             number = lines = entry.number
             obj, reason = _decode_line(entry.raw)
@@ -837,12 +959,38 @@ def is_head_hash(text: str) -> bool:
 
 
 def iter_receipts(path: os.PathLike[str] | str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, line)`` for each ledger-shaped line, skipping unreadable ones."""
-    with open(path, "rb") as fh:
+    """Yield ``(line_number, line)`` for each ledger-shaped line, skipping unreadable ones.
+
+    Raises:
+        OSError: as :func:`verify` (a FIFO or device is refused without blocking).
+    """
+    with _open_regular(Path(path)) as fh:
         for line in _read_lines(fh):
             obj = _parse_line(line.raw)
             if obj is not None:
                 yield line.number, obj
+
+
+def describe_os_error(exc: OSError) -> str:
+    """What an OS error means for a file being written, in words (never just ``OSError``)."""
+    plain = {
+        errno.ENOSPC: "the disk is full",
+        getattr(errno, "EDQUOT", -1): "the disk quota is exhausted",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "the operation is not permitted",
+        errno.EROFS: "the file system is read-only",
+        errno.ENOENT: "a folder on the way does not exist",
+        errno.ENOTDIR: "a part of the path is a file, not a folder",
+        errno.EISDIR: "the path is a folder",
+        errno.EEXIST: "a file of that name is in the way",
+        errno.EIO: "an input/output error of the disk",
+        errno.ENAMETOOLONG: "the path is too long",
+    }.get(exc.errno or -2)
+    name = errno.errorcode.get(exc.errno or -2)
+    if plain:
+        return f"{plain} ({name})" if name else plain
+    reason = exc.strerror or type(exc).__name__
+    return f"{reason} ({name})" if name else reason
 
 
 def deposit(
@@ -850,6 +998,7 @@ def deposit(
     *,
     env: Mapping[str, str] | None = None,
     lock_timeout: float = LOCK_TIMEOUT,
+    proceed: Callable[[], bool] | None = None,
 ) -> DepositOutcome:
     """Append a receipt to the ledger named by ``MCP_RECEIPT_LOG``; never raises.
 
@@ -857,6 +1006,8 @@ def deposit(
         entry: the receipt fields (see :meth:`Ledger.append`).
         env: where to read ``MCP_RECEIPT_LOG`` (default ``os.environ``).
         lock_timeout: seconds to wait for the cross-process lock.
+        proceed: asked once the lock is held; False writes nothing (see
+            :meth:`Ledger.append`).
     """
     target = (os.environ if env is None else env).get(ENV_RECEIPT_LOG, "").strip()
     if not target:
@@ -867,13 +1018,13 @@ def deposit(
             message=f"{ENV_RECEIPT_LOG} is not set; this search was not recorded.",
         )
     try:
-        line = Ledger(target, lock_timeout=lock_timeout).append(entry)
+        line = Ledger(target, lock_timeout=lock_timeout).append(entry, proceed=proceed)
     except Timeout:
         message = f"the receipt ledger stayed locked for {lock_timeout:g} s"
     except LedgerError as exc:
         message = str(exc)
     except OSError as exc:
-        message = f"the receipt ledger could not be written ({exc.__class__.__name__})"
+        message = f"the receipt ledger could not be written: {describe_os_error(exc)}"
     except (TypeError, ValueError) as exc:
         message = f"the receipt could not be serialised ({exc.__class__.__name__})"
     except Exception:  # a defect; the search it records must still be answered

@@ -19,7 +19,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
 import mcp.types as types
@@ -28,11 +28,13 @@ from mcp.shared.exceptions import McpError
 from pydantic import BaseModel, ValidationError
 
 from .declaration import ServerInfo
-from .envelope import Envelope, response_schema
+from .envelope import Envelope, envelope_json, json_safe, response_schema
 from .errors import Code, CoreError
 from .settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
 
 __all__ = [
+    "ECHO_CHARS",
+    "MAX_SHOWN_ERRORS",
     "PromptSpec",
     "Reply",
     "ResourceSpec",
@@ -138,19 +140,38 @@ def to_result(
     ``structuredContent`` (the text block still holds the whole envelope); ``text`` replaces
     the JSON text (structured content is then always sent).
     """
+    data = env.to_data()
+    shown = envelope_json(data) if text is None else json_safe(text)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=env.to_json() if text is None else text),
-                 *attachments],
-        structuredContent=env.to_data() if structured or text is not None else None,
+        content=[types.TextContent(type="text", text=shown), *attachments],
+        structuredContent=data if structured or text is not None else None,
         isError=env.error is not None,
     )
 
 
+ECHO_CHARS = 80
+"""The most characters of a refused argument (a name or a message quoting it) a reply shows."""
+MAX_SHOWN_ERRORS = 20
+"""The most validation errors a reply lists (a list of a million bad items has as many)."""
+
+
+def _prefix(text: str, limit: int = ECHO_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+
+
 def _validation_details(exc: ValidationError) -> list[dict[str, Any]]:
-    return [
-        {"loc": [str(p) for p in e.get("loc", ())], "msg": e.get("msg", ""), "type": e.get("type")}
-        for e in exc.errors(include_url=False, include_input=False)
+    """Where and what, never the refused input: no ``input_value``, no context, and every
+    location part and message cut to a short prefix (a 50 MB unknown key is a location)."""
+    errors = exc.errors(include_url=False, include_input=False, include_context=False)
+    shown: list[dict[str, Any]] = [
+        {"loc": [_prefix(str(p)) for p in e.get("loc", ())],
+         "msg": _prefix(str(e.get("msg", "")), 4 * ECHO_CHARS), "type": e.get("type")}
+        for e in errors[:MAX_SHOWN_ERRORS]
     ]
+    if len(errors) > MAX_SHOWN_ERRORS:
+        shown.append({"loc": [], "msg": f"and {len(errors) - MAX_SHOWN_ERRORS} more errors",
+                      "type": "more"})
+    return shown
 
 
 def unknown_tool_error(server: str, tool_name: str, known: Sequence[str]) -> types.ErrorData:
@@ -233,11 +254,24 @@ def build_server(
 
     def send(env: Envelope, spec: ToolSpec, attachments: Sequence[types.ContentBlock] = (),
              text: str | None = None) -> types.CallToolResult:
-        if finish is not None:
-            finish(env, spec.name)
-        if not env.attribution and info.credit:
-            env.attribution = list(info.credit)
-        return to_result(env, attachments, structured=spec.structured, text=text)
+        try:
+            if finish is not None:
+                finish(env, spec.name)
+            if not env.attribution and info.credit:
+                env.attribution = list(info.credit)
+            return to_result(env, attachments, structured=spec.structured, text=text)
+        except Exception:  # a defect: the call is still answered, with what it really got
+            log.exception("the reply of %s could not be built", spec.name)
+            err = CoreError(
+                Code.INTERNAL_ERROR,
+                f"{spec.name} built a reply that could not be sent.",
+                remediation="This is a defect; the server's stderr log has the traceback.",
+            )
+            # A receipt deposited for this envelope recorded this failure too (receipt.deposit
+            # tries the same serialisation before it writes), so it stays with the answer.
+            failed = Envelope.failure(name, spec.name, err, receipt=env.receipt,
+                                      attribution=list(info.credit))
+            return to_result(failed, structured=spec.structured)
 
     async def report_started(tool_name: str) -> None:
         # A host that asked for progress learns the call left the admission queue; it is also
@@ -364,11 +398,18 @@ def configure_logging(level: int = logging.INFO) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-async def serve_stdio(server: Server, proto_out: io.TextIOWrapper) -> None:
-    """Serve ``server`` over stdin and the reserved protocol stream until stdin closes."""
-    from mcp.server.stdio import stdio_server
+async def serve_stdio(
+    server: Server, proto_out: io.TextIOWrapper, stdin: BinaryIO | None = None
+) -> None:
+    """Serve ``server`` over stdin and the reserved protocol stream until stdin closes.
 
-    async with stdio_server(stdout=anyio.wrap_file(proto_out)) as (read, write):
+    The transport is the suite's own (:mod:`readingroom.core.transport`): a line the SDK would
+    drop unanswered (not JSON, a batch, a bad id, a lone surrogate, too deep) is answered with
+    the JSON-RPC error it deserves.
+    """
+    from .transport import stdio_transport
+
+    async with stdio_transport(stdin or sys.stdin.buffer, proto_out) as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 

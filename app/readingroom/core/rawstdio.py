@@ -95,10 +95,33 @@ class RawStdioClient:
             self._cond.notify_all()
 
     def _send(self, payload: dict[str, Any]) -> None:
+        self.send_raw(json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n")
+
+    def send_raw(self, data: bytes) -> None:
+        """Write bytes to the server's stdin as they are (a test's malformed line)."""
         assert self.proc.stdin is not None
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n"
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
+
+    def next_message(self, after: int, timeout: float = 30.0) -> dict[str, Any]:
+        """The first message the server wrote after the first ``after`` messages (waiting)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while len(self.messages) <= after:
+                remaining = deadline - time.monotonic()
+                if self._eof:
+                    raise StdioProtocolError("server closed stdout before answering")
+                if remaining <= 0:
+                    raise StdioProtocolError(f"no message after #{after} in {timeout:g} s")
+                self._cond.wait(remaining)
+            return self.messages[after]
+
+    def answer_to_raw(self, data: bytes, timeout: float = 30.0) -> dict[str, Any]:
+        """Send one raw line and return the next message the server writes."""
+        with self._cond:
+            seen = len(self.messages)
+        self.send_raw(data)
+        return self.next_message(seen, timeout)
 
     # ------------------------------------------------------------------ API
     def send_request(self, method: str, params: dict[str, Any] | None = None) -> int:

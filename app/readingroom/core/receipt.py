@@ -5,11 +5,19 @@ parameters), writes it in a worker thread so the event loop never waits on the l
 and puts the :class:`~readingroom.core.envelope.Receipt` and any ``RECEIPT_NOT_DEPOSITED`` /
 ``RECEIPT_WRITE_FAILED`` diagnostic on the envelope. It never raises: a search is not lost for
 want of a receipt.
+
+The receipt records what the user is told. The envelope is serialised first, exactly as the
+reply will be (:meth:`Envelope.to_data`); one that cannot be (a defect) is answered
+``INTERNAL_ERROR`` by :mod:`readingroom.core.mcpkit`, and its receipt says so, with no total
+and no results. The wait for the ledger is bounded (:data:`DEPOSIT_LOCK_TIMEOUT`), and a
+receipt whose search was answered without it (the call was cancelled or ran out of time) is
+never written afterwards.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,9 +29,12 @@ from .envelope import Envelope, Level, Receipt, utc_now_iso
 from .errors import Code
 from .settings import ENV_RECEIPT_LOG
 
-__all__ = ["deposit"]
+__all__ = ["DEPOSIT_LOCK_TIMEOUT", "deposit"]
 
 log = logging.getLogger("readingroom.receipt")
+
+DEPOSIT_LOCK_TIMEOUT = 5.0
+"""The longest a search waits for the ledger's lock (an append holds it for milliseconds)."""
 
 
 async def deposit(
@@ -39,6 +50,7 @@ async def deposit(
     secret_names: Sequence[str] = (),
     clock: Clock | None = None,
     environ: Mapping[str, str] | None = None,
+    lock_timeout: float = DEPOSIT_LOCK_TIMEOUT,
 ) -> Receipt:
     """Deposit the receipt of the search ``env`` answers, and record it on ``env``.
 
@@ -54,12 +66,20 @@ async def deposit(
         secret_names: parameter names to redact besides the suite's defaults.
         clock: where ``issued_at`` comes from (tests pin it).
         environ: where ``MCP_RECEIPT_LOG`` is read (default ``os.environ``).
+        lock_timeout: the longest wait for the ledger's lock, in seconds.
     """
     names = (*ledger.DEFAULT_SECRET_NAMES, *secret_names)
     safe_params = dict(ledger.redact(params, names))
     qhash = ledger.query_hash(query, safe_params)
     issued = utc_now_iso((clock or SystemClock()).now())
     ids = [str(i) for i in result_ids]
+    total = env.result.total if env.result else None
+    returned = env.result.returned if env.result else 0
+    try:
+        env.to_data()
+    except Exception:  # the reply will be INTERNAL_ERROR (mcpkit), and so is this receipt
+        log.exception("the envelope of %s cannot be serialised", env.operation)
+        outcome, total, returned, ids = str(Code.INTERNAL_ERROR), None, 0, []
     entry: dict[str, Any] = {
         "server": env.server,
         "operation": env.operation,
@@ -71,13 +91,21 @@ async def deposit(
         "endpoint": endpoint,
         "query_hash": qhash,
         "result_ids": ids,
-        "total": env.result.total if env.result else None,
-        "returned": env.result.returned if env.result else 0,
+        "total": total,
+        "returned": returned,
         "outcome": outcome,
     }
-    result = await anyio.to_thread.run_sync(
-        lambda: ledger.deposit(entry, env=environ), abandon_on_cancel=True
-    )
+    answered = threading.Event()
+    try:
+        result = await anyio.to_thread.run_sync(
+            lambda: ledger.deposit(entry, env=environ, lock_timeout=lock_timeout,
+                                   proceed=lambda: not answered.is_set()),
+            abandon_on_cancel=True,
+        )
+    finally:
+        # Cancelled (a deadline): the thread may still be waiting for the lock; once it
+        # gets it, it writes nothing, since the search was answered without this receipt.
+        answered.set()
     env.receipt = Receipt(issued_at=issued, query_hash=qhash, result_ids=ids,
                           deposited=result.deposited, ledger_hash=result.ledger_hash)
     if result.code is Code.RECEIPT_NOT_DEPOSITED:

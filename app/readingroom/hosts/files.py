@@ -100,7 +100,11 @@ def read_config_text(path: Path) -> ConfigText:
     if not path.exists():
         return ConfigText(path, None)
     if not path.is_file():
-        raise ConfigParseError(f"{path}: not a regular file; not changed")
+        kind = "a folder" if path.is_dir() else "not a regular file (a device, FIFO or socket)"
+        raise ConfigParseError(
+            f"{path} is {kind}, where the host's config file belongs; nothing was read or "
+            "changed. Move it away, or pass --config with the config file's path"
+        )
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")

@@ -184,7 +184,9 @@ class FileHost(Host):
         if config is not None:
             return [config]
         if existing_only:
-            return [p for p in self.candidate_paths() if p.is_file()]
+            # Anything at a config path counts: a folder there is an error to report (read
+            # refuses it), never "no config file".
+            return [p for p in self.candidate_paths() if p.exists() or p.is_symlink()]
         return self.target_paths()
 
     def _load(self, path: Path) -> tuple[ConfigText, Any]:

@@ -6,7 +6,7 @@ Thin on purpose: every tool validates its arguments and hands them to :class:`Nd
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.lowlevel import Server
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,12 +16,14 @@ from ..core.clock import Clock
 from ..core.envelope import Envelope, SourceStatus
 from ..core.mcpkit import ToolSpec, build_server
 from . import SERVER
-from .client import MAX_RECORDS, NdlClient
-from .providers import ALL_DPIDS, sources
 from .service import NdlService
+from .sources import ALL_DPIDS, sources
+from .upstreams.ndl_search import MAX_RECORDS, NdlClient
 
 __all__ = [
     "INSTRUCTIONS",
+    "MAX_CODE_CHARS",
+    "MAX_TERM_CHARS",
     "GetRecordInput",
     "SearchAllInput",
     "SearchInput",
@@ -30,23 +32,38 @@ __all__ = [
 ]
 
 
+MAX_TERM_CHARS = 300
+"""The longest free-text term (title, creator…): far above any real title, and a refused
+term is never echoed in full (issue 18 §6)."""
+MAX_CODE_CHARS = 40
+"""The longest identifier or classification argument (an ISBN-13 with hyphens is 17)."""
+
+
 class SearchInput(BaseModel):
     """Fields of an NDL Search query; every given field must match (AND)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str | None = Field(None, description="Words of the title (partial match).")
-    creator: str | None = Field(None, description="Author, editor, translator (partial match).")
-    publisher: str | None = Field(None, description="Publisher name (partial match).")
-    subject: str | None = Field(None, description="Subject heading words (partial match).")
+    title: str | None = Field(None, max_length=MAX_TERM_CHARS,
+                              description="Words of the title (partial match).")
+    creator: str | None = Field(None, max_length=MAX_TERM_CHARS,
+                                description="Author, editor, translator (partial match).")
+    publisher: str | None = Field(None, max_length=MAX_TERM_CHARS,
+                                  description="Publisher name (partial match).")
+    subject: str | None = Field(None, max_length=MAX_TERM_CHARS,
+                                description="Subject heading words (partial match).")
     anywhere: str | None = Field(
-        None, description="Words anywhere in the record, as NDL's simple search (partial)."
+        None, max_length=MAX_TERM_CHARS,
+        description="Words anywhere in the record, as NDL's simple search (partial)."
     )
     ndc: str | None = Field(
-        None, description="NDC/NDLC classification, matched as a prefix (e.g. 913.6)."
+        None, max_length=MAX_CODE_CHARS,
+        description="NDC/NDLC classification, matched as a prefix (e.g. 913.6)."
     )
-    isbn: str | None = Field(None, description="ISBN-10 or ISBN-13, exact (hyphens allowed).")
-    issn: str | None = Field(None, description="ISSN, exact (e.g. 0387-3250).")
+    isbn: str | None = Field(None, max_length=MAX_CODE_CHARS,
+                             description="ISBN-10 or ISBN-13, exact (hyphens allowed).")
+    issn: str | None = Field(None, max_length=MAX_CODE_CHARS,
+                             description="ISSN, exact (e.g. 0387-3250).")
     from_year: int | None = Field(None, ge=1, le=9999, description="Published in or after.")
     to_year: int | None = Field(None, ge=1, le=9999, description="Published in or before.")
     count: int = Field(
@@ -67,8 +84,8 @@ class SearchInput(BaseModel):
 class SearchAllInput(SearchInput):
     """A search over several declared providers at once."""
 
-    providers: list[str] | None = Field(
-        None,
+    providers: list[Annotated[str, Field(max_length=MAX_CODE_CHARS)]] | None = Field(
+        None, max_length=len(ALL_DPIDS),
         description="Subset of the five declared dpids to search: " + ", ".join(ALL_DPIDS)
         + ". Omit for all five. Any other dpid is refused.",
     )
@@ -79,12 +96,15 @@ class GetRecordInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    jpno: str | None = Field(None, description="JP number (全国書誌番号), e.g. 71009951.")
+    jpno: str | None = Field(None, max_length=MAX_CODE_CHARS,
+                             description="JP number (全国書誌番号), e.g. 71009951.")
     ndl_bib_id: str | None = Field(
-        None, description="NDL bibliographic id (NDLBibID), e.g. 000001185032."
+        None, max_length=MAX_CODE_CHARS,
+        description="NDL bibliographic id (NDLBibID), e.g. 000001185032."
     )
     ndl_search_id: str | None = Field(
-        None, description="NDL Search token from an item's ndl_search_id, e.g. "
+        None, max_length=2 * MAX_CODE_CHARS,
+        description="NDL Search token from an item's ndl_search_id, e.g. "
         "R100000002-I000001185032."
     )
 
@@ -188,8 +208,9 @@ def tool_specs(service: NdlService) -> list[ToolSpec]:
                 "(NDLBibID) or ndl_search_id (the R...-I... token of an item). Exact index "
                 "lookup within the five declared sets, never a free-text search. Use after a "
                 "search to re-read a record, or when you already hold an identifier. The "
-                "envelope has no searched_for (no term was chosen); a ZERO_RESULT diagnostic "
-                "means no such record in the declared sets."
+                "envelope has no searched_for (no term was chosen). An identifier NDL Search "
+                "does not have is a NOT_FOUND error (no such record in the declared sets); "
+                "API_ERROR or TRANSPORT_ERROR means the answer is unknown."
             ),
             input_model=GetRecordInput, handler=get_record,
         ),

@@ -20,10 +20,11 @@ from ..core.envelope import (
 from ..core.errors import Code, CoreError
 from ..core.script import Script, detect_script, has_latin
 from . import SERVER
-from .client import MAX_RECORDS, RESULT_WINDOW, NdlClient, SruExchange
 from .cql import BuiltQuery, build_record_query, build_search_query
 from .diagnostics import DiagnosticKind
-from .providers import ALL_DPIDS, sources
+from .models import SruResponse
+from .sources import ALL_DPIDS, sources
+from .upstreams.ndl_search import MAX_RECORDS, RESULT_WINDOW, NdlClient, SruExchange
 
 __all__ = ["SERVER_NAME", "NdlService"]
 
@@ -119,7 +120,7 @@ class NdlService:
         except CoreError as err:
             return self._refused(operation, err, query_input, ALL_DPIDS, searched=False)
         env: Envelope | None = None
-        for built, _field in attempts:
+        for number, (built, kind) in enumerate(attempts, 1):
             env = Envelope(
                 server=SERVER_NAME, operation=operation,
                 query=QueryInfo(input=query_input, normalized=built.cql,
@@ -129,18 +130,47 @@ class NdlService:
                 exchange = await self.client.search_retrieve(built.cql, start=1, count=1)
             except CoreError as err:
                 return await self._failed_after_send(env, err, built, 1, 1)
-            env = await self._answer(env, built, exchange, 1, searched=False)
-            if env.error is None and env.result and env.result.total:
+            env = await self._answer(env, built, exchange, 1, searched=False, deposit=False)
+            if env.error is not None:  # malformed or refused: answered and deposited
                 return env
-        assert env is not None
-        return env
+            if env.result is not None and env.result.total:
+                await self._deposit(env, built, exchange.params, outcome="ok")
+                return env
+            if number < len(attempts):  # the next repository may hold it
+                await self._deposit(env, built, exchange.params, outcome="empty")
+                continue
+            return await self._not_found(env, built, exchange, kind, attempts)
+        raise AssertionError("build_record_query returns at least one query")
+
+    async def _not_found(
+        self, env: Envelope, built: BuiltQuery, exchange: SruExchange, kind: str,
+        attempts: Sequence[tuple[BuiltQuery, str]],
+    ) -> Envelope:
+        """The suite's rule for a fetch of an identifier the upstream does not have."""
+        given = built.terms[0].term if built.terms else ""
+        err = CoreError(
+            Code.NOT_FOUND,
+            f"NDL Search has no record with {kind} {given!r} in the five declared sets "
+            f"(searched {len(attempts)} exact index{'es' if len(attempts) > 1 else ''}).",
+            details={"field": kind, "identifier": given, "queries": [b.cql for b, _ in attempts]},
+            remediation="Check the identifier; or find the record with ndl_search_books (or "
+            "ndl_search_all) and pass the ndl_search_id of its item.",
+        )
+        failed = responses.failed_after_send(env, err, sources=sources(built.dpids))
+        # The upstream answered, and answered "none": the source is empty, not broken.
+        responses.credit(failed, sources(built.dpids), SourceStatus.empty)
+        await self._deposit(failed, built, exchange.params, outcome=str(Code.NOT_FOUND))
+        return failed
 
     # ------------------------------------------------------------------ building envelopes
     async def _answer(
         self, env: Envelope, built: BuiltQuery, exchange: SruExchange, start: int,
-        *, searched: bool = True,
+        *, searched: bool = True, deposit: bool = True,
     ) -> Envelope:
+        """The envelope of one answered request; failures are deposited here, a result only
+        when ``deposit`` (the caller that decides what the user is told deposits it)."""
         resp = exchange.response
+        asked = int(exchange.params["maximumRecords"])
         assert env.query is not None
         env.query.params = dict(ledger.redact(exchange.params))
         kinds = {d.kind for d in resp.diagnostics}
@@ -155,8 +185,7 @@ class NdlService:
                          "kind": d.kind.value},
                 remediation=_REMEDIATION.get(d.kind, "Check the query; the result is unknown."),
             )
-            return await self._failed_after_send(env, err, built, start,
-                                                 int(exchange.params["maximumRecords"]))
+            return await self._failed_after_send(env, err, built, start, asked)
         if resp.format_problem and not any(r.item for r in resp.records):
             err = CoreError(
                 Code.API_ERROR,
@@ -165,12 +194,30 @@ class NdlService:
                 details={"format_problem": resp.format_problem},
                 remediation="This is unexpected for the request sent; report it.",
             )
-            return await self._failed_after_send(env, err, built, start,
-                                                 int(exchange.params["maximumRecords"]))
+            return await self._failed_after_send(env, err, built, start, asked)
         no_records = DiagnosticKind.NO_RECORDS in kinds
+        problem = _malformed(resp, start, no_records)
+        if problem is not None:
+            err = CoreError(
+                Code.API_ERROR,
+                f"NDL Search answered in a form that cannot be read as a result: {problem}. "
+                "The result is unknown, not empty.",
+                details={"reason": "malformed", "problem": problem},
+                remediation="Try again later; if it persists, NDL Search's output has changed "
+                "and this server needs an update. Do not report absence.",
+            )
+            return await self._failed_after_send(env, err, built, start, asked)
         total = 0 if no_records and resp.total is None else resp.total
+        records = resp.records
+        if len(records) > asked:
+            env.diagnose(
+                Level.warning, Code.UPSTREAM_DIAGNOSTIC,
+                f"NDL Search sent {len(records)} records where {asked} were asked; the first "
+                f"{asked} are shown.",
+            )
+            records = records[:asked]
         items: list[dict[str, Any]] = []
-        for rec in resp.records:
+        for rec in records:
             if rec.item is None:
                 env.diagnose(
                     Level.warning, Code.RECORD_UNREADABLE,
@@ -215,7 +262,8 @@ class NdlService:
         responses.credit(env, sources(built.dpids), status)
         if searched:
             env.coverage_note = _coverage(built.dpids)
-        await self._deposit(env, built, exchange.params, outcome="ok" if total else "empty")
+        if deposit:
+            await self._deposit(env, built, exchange.params, outcome="ok" if total else "empty")
         return env
 
     async def _failed_after_send(
@@ -271,6 +319,29 @@ _REMEDIATION = {
     ),
     DiagnosticKind.INVALID_REQUEST: "A request parameter was refused; this is a server defect.",
 }
+
+
+def _malformed(resp: SruResponse, start: int, no_records: bool) -> str | None:
+    """Why an answer cannot be read as a result (a fabricated zero if it were), or None.
+
+    NDL's own zero is the "Record does not exist" diagnostic without records or count; a
+    count of 0 is a zero too. Anything else must carry a count, and a count that promises
+    records on this page must come with them, at least one of them readable.
+    """
+    total, records = resp.total, resp.records
+    if no_records and not records and total in (None, 0):
+        return None
+    if total is None:
+        return "numberOfRecords is missing or not a number"
+    if total < 0:
+        return f"numberOfRecords is negative ({total})"
+    if not records and total >= start:
+        return (f"numberOfRecords says {total} but no record was delivered from position "
+                f"{start}")
+    if records and not any(r.item is not None for r in records):
+        first = next((r.problem for r in records if r.problem), "unreadable")
+        return f"none of the {len(records)} records delivered could be read (the first: {first})"
+    return None
 
 
 def _searched_for(built: BuiltQuery) -> SearchedFor:

@@ -59,7 +59,9 @@ def test_a_ruled_table_is_one_markdown_table_block_over_its_cells(document):
 
 
 def test_pages_without_a_grid_get_no_table(document):
-    for unit in document.units[1:]:
+    # (issue 21 §1: the same cells without a grid, units[2], stand in aligned columns and may
+    # become a table once the budget allows; see test_pdf_text_tables.py)
+    for unit in document.units[1:2]:
         assert unit.blocks and not any("| --- |" in b[2] for b in unit.blocks)
 
 
@@ -69,7 +71,10 @@ def test_book_md_shows_the_table_and_the_raw_text_is_unchanged(tmp_path, documen
     service.init(pdf, book_id="tables")
     book_md = service._load("tables").pkg.file("book.md").read_text(encoding="utf-8")
     assert MARKDOWN in book_md
-    assert book_md.count("| --- | --- | --- |") == 1  # one table, the gridless cells are not
+    # the ruled table; the gridless cells are one too when the budget reached their page
+    # (issue 21 §1), never another table
+    tables = [t for t in book_md.split("\n\n") if t.startswith("| ")]
+    assert tables and all(t.strip() == MARKDOWN for t in tables)
     bt = build_book_text(document)
     assert MARKDOWN in bt.markdown and bt.markdown_fallback_units == []
     assert "Fruit\nSeason\nPrice" in document.units[0].text  # raw text as extracted

@@ -212,8 +212,8 @@ def test_folded_variants_match_and_are_reported(tmp_path: Path, engine: str,
             assert [h.record_id for h in index.search(query).hits] == [rid], query
         monkeypatch.setattr(text_module, "describe_folds",
                             lambda q: ["full-width"] if "ｆ" in q else [], raising=False)
-        assert index.search("ｆｉｌｅ").folds == ["full-width"]
-        assert index.search("file").folds == []
+        assert index.search("ｆｉｌｅ").query_folds == ["full-width"]
+        assert index.search("file").query_folds == []
 
 
 @pytest.mark.parametrize("engine", ENGINES)

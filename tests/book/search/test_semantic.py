@@ -68,7 +68,7 @@ def test_safetensors_reader_refuses_a_truncated_file(tmp_path):
     write_safetensors(tmp_path / "m.safetensors", {"a": np.zeros((4, 4), "<f4")})
     blob = (tmp_path / "m.safetensors").read_bytes()
     (tmp_path / "m.safetensors").write_bytes(blob[:-10])
-    with pytest.raises(ModelUnavailable, match=r"outside|shape"):
+    with pytest.raises(ModelUnavailable, match=r"not a readable safetensors file"):
         read_safetensors(tmp_path / "m.safetensors")
 
 
@@ -131,7 +131,7 @@ def test_identity_changes_with_the_weights_not_with_the_folder(tmp_path, model_d
 @pytest.mark.parametrize(("damage", "reason"), [
     (lambda f: (f / "model.safetensors").unlink(), "no model.safetensors"),
     (lambda f: (f / "tokenizer.json").write_text(json.dumps(
-        {"model": {"type": "BPE", "vocab": {}, "merges": []}})), "BPE"),
+        {"model": {"type": "NoSuchModel", "vocab": {}}})), "tokenizers library"),
     (lambda f: (f / "tokenizer.json").write_text(json.dumps(
         {**wordpiece_tokenizer(), "normalizer": {"type": "Precompiled"}})), "Precompiled"),
     (lambda f: write_safetensors(f / "model.safetensors",

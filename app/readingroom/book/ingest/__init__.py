@@ -13,10 +13,13 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ...core.errors import Code, CoreError
 from ..model import SourceDocument
+
+if TYPE_CHECKING:
+    from ..ocr import OcrPlan
 
 __all__ = ["BookFormat", "detect_format", "ingest"]
 
@@ -116,6 +119,7 @@ def ingest(
     *,
     progress: Callable[[int, int], None] | None = None,
     allow_image_only: bool = False,
+    ocr: OcrPlan | None = None,
 ) -> SourceDocument:
     """Read a book file into raw-text units and a contents.
 
@@ -123,6 +127,7 @@ def ingest(
         path: a PDF, EPUB or Markdown file.
         progress: called as ``progress(done, total)`` after each page, chapter or section.
         allow_image_only: PDF only: register a book with no text layer for rendering only.
+        ocr: PDF only: read pages without a text layer (or all) by OCR (:mod:`..ocr`).
 
     Raises:
         CoreError: UNSUPPORTED_FORMAT, ENCRYPTED_SOURCE, CORRUPT_SOURCE, EMPTY_SOURCE,
@@ -133,7 +138,7 @@ def ingest(
     if kind == "pdf":
         from .pdf import read_pdf
 
-        return read_pdf(path, progress=progress, allow_image_only=allow_image_only)
+        return read_pdf(path, progress=progress, allow_image_only=allow_image_only, ocr=ocr)
     if kind == "epub":
         from .epub import read_epub
 

@@ -20,7 +20,7 @@ Vertical Japanese (tategaki)
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from ..text import is_cjk
@@ -74,6 +74,14 @@ class PageText:
     :mod:`.pdf_blocks`); None where the page's Markdown blocks are not built."""
     levels: list[int] | None = None
     """Per piece, MuPDF's heading level for it (1-3 from its type size; 0: a paragraph)."""
+    notes: list[tuple[int, int, str]] = field(default_factory=list)
+    """Note markers ``(start, end, label)`` in ``text`` (see :mod:`.pdf_notes`)."""
+    footnotes: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    """Piece index → the labels of the footnotes that piece holds."""
+    unmapped: int = 0
+    """Glyphs without Unicode read as word breaks."""
+    columns: bool = False
+    """Paragraphs stand side by side: the page is set in columns."""
 
 
 def join_blocks(blocks: list[tuple[Box, list[str]]], *, reordered: bool = False) -> PageText:

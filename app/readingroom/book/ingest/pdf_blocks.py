@@ -23,16 +23,19 @@ from __future__ import annotations
 import html
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import pairwise
 
 from ..model import Block, FurnitureSpan
 
 __all__ = [
     "Emphasis",
+    "book_compounds",
     "emphasis_runs",
     "font_headings",
     "heading_levels",
+    "line_hyphen",
     "page_blocks",
     "place_emphasis",
 ]
@@ -188,22 +191,68 @@ def _guard_line(text: str) -> str:
     return f"{lead}\\{text[len(lead):]}"
 
 
-def _joiner(prev: str, nxt: str) -> tuple[str, int]:
+_BROKEN_WORD = re.compile(r"([^\W\d_]+)([-\u2010\u00ad])$")
+_WORD_START = re.compile(r"[^\W\d_]+")
+_COMPOUND_WORD = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)+")
+
+
+def book_compounds(texts: Iterable[str]) -> frozenset[str]:
+    """The hyphenated compounds a book prints whole on one line (casefolded), e.g.
+    ``single-document``: the dictionary :func:`line_hyphen` asks."""
+    found: set[str] = set()
+    for text in texts:
+        if "-" not in text and "\u2010" not in text:
+            continue
+        for match in _COMPOUND_WORD.finditer(text):
+            found.add(match.group().replace("\u2010", "-").casefold())
+    return frozenset(found)
+
+
+def line_hyphen(prev: str, nxt: str, compounds: AbstractSet[str] = frozenset()) -> str | None:
+    """How a line ending in a hyphen after a letter joins the next line beginning with a
+    letter: ``"drop"`` (a word hyphenated at the line end: ``exam-⏎ple``, ``LO-⏎CATION``),
+    ``"keep"`` (a compound: ``Schwarz-⏎Weiß``, or one the book prints whole elsewhere:
+    ``single-⏎document``), or None (no such break). The word's case decides where the book
+    does not: a break continues the case it was broken in; a capital after lower case begins
+    the second word of a compound.
+
+    One rule for every PDF view (Markdown blocks and raw-text paragraphs).
+    """
+    if not prev or prev[-1] not in "-\u2010\u00ad" or not nxt[:1].isalpha():
+        return None
+    left = _BROKEN_WORD.search(prev, max(0, len(prev) - 64))
+    right = _WORD_START.match(nxt)
+    if left is None or right is None:
+        return None
+    a, b = left.group(1), right.group()
+    if left.group(2) == "\u00ad":
+        return "drop"  # a soft hyphen marks a break, never a compound
+    if f"{a}-{b}".casefold() in compounds:
+        return "keep"
+    if b[0].isupper() and not (a.isupper() and (b.isupper() or len(b) == 1)):
+        return "keep"
+    return "drop"
+
+
+def _joiner(prev: str, nxt: str,
+            compounds: AbstractSet[str] = frozenset()) -> tuple[str, int]:
     """How two lines join: (text between them, characters to drop from the end of ``prev``)."""
-    if len(prev) >= 2 and prev[-1] in "-\u2010" and prev[-2].isalpha() and nxt[:1].isalpha():
-        return ("", 1) if nxt[0].islower() else ("", 0)
+    how = line_hyphen(prev, nxt, compounds)
+    if how is not None:
+        return ("", 1) if how == "drop" else ("", 0)
     return " ", 0
 
 
 def _render(raw: str, emphasis: Sequence[Emphasis], lines_mode: bool,
-            paragraph_width: int) -> str:
+            paragraph_width: int, compounds: AbstractSet[str] = frozenset()) -> str:
     """The block's Markdown from its raw lines and emphasis."""
     if not emphasis:
         # The common case: escape once, no offsets to keep.
         plain = _escape(raw).split("\n")
         if len(plain) == 1 and raw.lstrip()[:1] not in _BULLET_CHARS:
             return _guard_line(plain[0]).strip()
-        return _join(raw.split("\n"), plain, [False] * len(plain), lines_mode, paragraph_width)
+        return _join(raw.split("\n"), plain, [False] * len(plain), lines_mode, paragraph_width,
+                     compounds)
     lines = raw.split("\n")
     starts = []
     pos = 0
@@ -221,11 +270,11 @@ def _render(raw: str, emphasis: Sequence[Emphasis], lines_mode: bool,
             if s < start + len(lines[k]) + 1 and e > start + len(lines[k]):
                 inside[k] = True  # emphasis runs over this line's end: no paragraph break
     styled = [_styled(line, starts[k], marks) for k, line in enumerate(lines)]
-    return _join(lines, styled, inside, lines_mode, paragraph_width)
+    return _join(lines, styled, inside, lines_mode, paragraph_width, compounds)
 
 
 def _join(lines: list[str], styled: list[str], inside: list[bool], lines_mode: bool,
-          paragraph_width: int) -> str:
+          paragraph_width: int, compounds: AbstractSet[str] = frozenset()) -> str:
     """Raw lines (``lines``, rendered as ``styled``) joined into paragraphs or hard breaks."""
     out: list[str] = []
     for k, line in enumerate(lines):
@@ -251,7 +300,7 @@ def _join(lines: list[str], styled: list[str], inside: list[bool], lines_mode: b
         if ends_paragraph:
             out.append("\n\n" + _guard_line(text))
             continue
-        between, drop = _joiner(prev, line.lstrip())
+        between, drop = _joiner(prev, line.lstrip(), compounds)
         if drop and out and out[-1].endswith(("-", "\u2010")):
             out[-1] = out[-1][:-1]
         out.append(between + text.lstrip())
@@ -283,6 +332,11 @@ def page_blocks(
     *,
     contents: bool = False,
     kinds: Sequence[int] | None = None,
+    notes: dict[int, tuple[int, str]] | None = None,
+    footnotes: dict[int, tuple[str, ...]] | None = None,
+    heading_ends: dict[int, int] | None = None,
+    measure: int | None = None,
+    compounds: AbstractSet[str] = frozenset(),
 ) -> tuple[Block, ...]:
     """A page's Markdown blocks in reading order.
 
@@ -297,6 +351,18 @@ def page_blocks(
             shortened to an ellipsis.
         kinds: per piece, :func:`heading_levels`' kind; consecutive :data:`CODE` pieces
             become one fenced code block, their lines as they are.
+        notes: raw start of a note marker (``note_ref`` furniture) → its end and the label
+            of its footnote in ``book.md``: shown as ``[^label]``.
+        footnotes: raw offset where a footnote block starts → the labels of its footnotes
+            (its first line's, then those of later lines that begin one): each is shown as
+            ``[^label]: text``.
+        heading_ends: raw offset of a heading → where its text ends, when known: the rest
+            of its block is a paragraph of its own.
+        measure: the book's prose line length (characters), for a page set in one column:
+            a page of short lines (verse, aphorisms, a list) has no prose of its own to
+            measure them by.
+        compounds: the hyphenated compounds the book prints whole (:func:`book_compounds`),
+            for words broken at a line end (:func:`line_hyphen`).
     """
     hidden = [(s, e) for s, e, kind in furniture if kind in _HIDDEN]
     numbered = [(s, e) for s, e, kind in furniture if kind == "line_number"]
@@ -304,7 +370,10 @@ def page_blocks(
     widths = [max(len(line) for line in text[s:e].split("\n")) for s, e in pieces
               if text.count("\n", s, e) >= 2]
     width = int(statistics.median(widths)) if widths else 80
-    pieces, emphasis, kinds = _split_at_headings(text, pieces, emphasis, kinds, headings)
+    if measure:
+        width = max(width, measure)
+    pieces, emphasis, kinds = _split_at_headings(text, pieces, emphasis, kinds, headings,
+                                                 heading_ends or {})
     blocks: list[Block] = []
     code: list[tuple[int, int]] = []
 
@@ -339,15 +408,94 @@ def page_blocks(
             if markdown:
                 blocks.append((start, end, markdown))
             continue
+        group = (footnotes or {}).get(pieces[number][0])
+        if group:
+            blocks.append((start, end, _footnotes(raw, marks, group, width)))
+            continue
+        refs = sorted((at, z, label) for at, (z, label) in (notes or {}).items()
+                      if start <= at and z <= end)
+        if refs:
+            raw = _mark_notes(raw, start, refs)
         lines = raw.split("\n")
         verse = any(s < end and e > start for s, e in numbered) or (
-            len(lines) >= 2 and width >= 40 and max(len(x) for x in lines) < 0.6 * width
-        )
-        markdown = _render(raw, marks, verse, width)
+            not any(line.strip()[:1] in _BULLET_CHARS for line in lines) and (
+                (len(lines) >= 2 and width >= 40 and max(len(x) for x in lines) < 0.6 * width)
+                or _short_lines(lines, width)))
+        markdown = _render(raw, marks, verse, width, compounds)
+        if refs:
+            markdown = _note_refs(markdown, [label for _at, _z, label in refs])
         if markdown:
             blocks.append((start, end, markdown))
     flush_code()
     return tuple(blocks)
+
+
+_NOTE_HOLD = "\ue000"
+"""Stands in for a note marker's characters while a block renders (same length, so emphasis
+offsets hold; never escaped)."""
+_NOTE_RUN = re.compile(_NOTE_HOLD + "+")
+
+
+def _note_label(label: str) -> str:
+    return re.sub(r"[^\w.-]", lambda m: f"{ord(m.group()):x}", label)
+
+
+def _footnotes(raw: str, marks: Sequence[Emphasis], labels: Sequence[str],
+               width: int) -> str:
+    """A footnote block as ``[^label]: text`` notes, one per footnote it holds."""
+    lines = raw.split("\n")
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line) + 1
+    wanted = list(labels)
+    # The block's first line begins the first note; a later line begins the next note when
+    # it starts with that note's printed label.
+    printed = [label.split(".p", 1)[0] for label in wanted]
+    cuts = [0]
+    for k in range(1, len(lines)):
+        if len(cuts) < len(wanted) and lines[k].lstrip().startswith(printed[len(cuts)]):
+            cuts.append(k)
+    notes = []
+    for n, first in enumerate(cuts):
+        last = cuts[n + 1] if n + 1 < len(cuts) else len(lines)
+        a = starts[first]
+        b = starts[last - 1] + len(lines[last - 1])
+        part = raw[a:b]
+        lead = len(part) - len(part.lstrip())
+        body_at = lead + part.find(printed[n], lead) - lead + len(printed[n])
+        body = part[body_at:]
+        skip = len(body) - len(body.lstrip())
+        shift = a + body_at + skip
+        own = [(s - shift, e - shift, bo, it) for s, e, bo, it in marks
+               if s >= shift and e <= b]
+        notes.append(f"[^{_note_label(wanted[n])}]: {_render(body.lstrip(), own, False, width)}")
+    return "\n\n".join(notes)
+
+
+def _mark_notes(raw: str, start: int, refs: Sequence[tuple[int, int, str]]) -> str:
+    """``raw`` with each note marker's characters replaced by :data:`_NOTE_HOLD`."""
+    chars = list(raw)
+    for at, end, _label in refs:
+        for k in range(at - start, end - start):
+            chars[k] = _NOTE_HOLD
+    return "".join(chars)
+
+
+def _note_refs(markdown: str, labels: Sequence[str]) -> str:
+    """The held note markers of a rendered block as footnote references, in order."""
+    queue = iter(labels)
+    return _NOTE_RUN.sub(lambda m: f"[^{_note_label(next(queue, 'note'))}]", markdown)
+
+
+def _short_lines(lines: Sequence[str], width: int) -> bool:
+    """Whether a block's lines are lines of their own (an aphorism, a verse or a list item per
+    line), not wrapped prose: three or more lines, most of them (the last aside) well short of
+    the text width, where wrapped prose fills it."""
+    body = [line for line in lines[:-1] if line.strip()]
+    if len(lines) < 3 or width < 40 or not body:
+        return False
+    return sum(1 for line in body if len(line.strip()) < 0.75 * width) >= 0.6 * len(body)
 
 
 def _kept_lines(text: str, start: int, end: int,
@@ -413,16 +561,23 @@ def _split_at_headings(
     emphasis: Sequence[Sequence[Emphasis]] | None,
     kinds: Sequence[int] | None,
     headings: dict[int, int],
+    ends: dict[int, int],
 ) -> tuple[list[tuple[int, int]], list[list[Emphasis]] | None, list[int] | None]:
     """Pieces cut where an outline entry starts inside one (a section never starts mid-block),
-    and after the entry's line when a paragraph follows it in the same block."""
+    and after the entry's line when a paragraph follows it in the same block (after its
+    known end, if ``ends`` has it)."""
     cuts_at: set[int] = set()
     for at in headings:
         for s, e in pieces:
             if s <= at < e:
                 if at > s:
                     cuts_at.add(at)
-                if text.count("\n", at, e) >= 3:
+                stop = ends.get(at)
+                if stop is not None and stop < e and text[stop:e].strip():
+                    line_end = text.find("\n", stop, e)
+                    if line_end >= 0:
+                        cuts_at.update((line_end, line_end + 1))
+                elif text.count("\n", at, e) >= 3:
                     line_end = text.find("\n", at, e)
                     cuts_at.update((line_end, line_end + 1))
                 break

@@ -7,15 +7,18 @@ launched with: vectors of one model are never queried with another.
 The model2vec folder layout read here (what the model2vec loaders read):
 
 - ``config.json``: optional ``normalize`` (default true) and ``model_name``;
-- ``tokenizer.json``: a Hugging Face ``tokenizers`` document; its normalizer, pre-tokenizer
-  and model (``WordPiece`` or ``Unigram``) are reimplemented here in Python, others are
-  refused with the reason;
-- ``model.safetensors``: tensor ``embeddings`` (or ``0``), 2-D, F32, F16 or I8, one row per
-  token id; optional ``weights`` (a scale per token id) and ``mapping`` (token id → row).
+- ``tokenizer.json``: a Hugging Face ``tokenizers`` document, read by the ``tokenizers``
+  library model2vec itself uses (every normalizer, pre-tokenizer and model it has:
+  WordPiece, Unigram with a ``Precompiled`` normalizer, BPE …);
+- ``model.safetensors``: read with the ``safetensors`` library: tensor ``embeddings`` (or
+  ``0``), 2-D (F32, F16, I8 …), one row per token id, or per cluster with ``mapping`` (token id
+  → row, vocabulary quantization); optional ``weights`` (a scale per token id).
 
-A text is encoded as model2vec does: tokens without special tokens, unknown tokens dropped,
-at most :data:`MAX_TOKENS`, the (weighted) mean of their rows, L2-normalised when the config
-says so (and always for search: cosine similarity is a dot product of normalised rows).
+A text is encoded as model2vec's ``StaticModel.encode`` does: cut to ``max_length`` (config,
+default :data:`MAX_TOKENS`) × the vocabulary's median token length in characters, tokenised
+without special tokens and truncated to ``max_length`` tokens, unknown tokens dropped, the
+(weighted) mean of their rows, L2-normalised (always, for search: cosine similarity is a dot
+product of normalised rows). Tests compare the vectors with model2vec's own on a real model.
 
 Nothing here downloads anything: a missing file is a :class:`ModelUnavailable` naming it.
 """
@@ -24,11 +27,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
-import struct
-import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -102,284 +102,91 @@ class Embedder(Protocol):
 
 
 # --------------------------------------------------------------------------- safetensors
-_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I8": "i1",
-           "U8": "u1"}
-
-
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """The tensors of a ``.safetensors`` file (8-byte little-endian header length, a JSON
-    header of ``{name: {dtype, shape, data_offsets}}`` relative to the data after it)."""
-    import numpy as np
+    """The tensors of a ``.safetensors`` file, read with the ``safetensors`` library (its own
+    header and bounds checks); ModelUnavailable with the library's reason when it refuses."""
+    from safetensors import safe_open
 
-    data = Path(path).read_bytes()
-    if len(data) < 8:
-        raise ModelUnavailable(f"{path.name} is too short to be a safetensors file.")
-    (length,) = struct.unpack("<Q", data[:8])
-    if length > len(data) - 8:
-        raise ModelUnavailable(f"{path.name} has a header longer than the file.")
     try:
-        header = json.loads(data[8:8 + length].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise ModelUnavailable(f"{path.name} has an unreadable header.") from None
-    body = memoryview(data)[8 + length:]
-    tensors: dict[str, np.ndarray] = {}
-    for name, spec in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = _DTYPES.get(spec.get("dtype"))
-        if dtype is None:
-            raise ModelUnavailable(f"Tensor {name!r} has the unsupported dtype "
-                                   f"{spec.get('dtype')!r}.")
-        start, end = spec["data_offsets"]
-        shape = tuple(int(s) for s in spec["shape"])
-        if not 0 <= start <= end <= len(body):
-            raise ModelUnavailable(f"Tensor {name!r} lies outside {path.name}.")
-        array = np.frombuffer(body[start:end], dtype=dtype)
-        if array.size != math.prod(shape):
-            raise ModelUnavailable(f"Tensor {name!r} does not have the shape it declares.")
-        tensors[name] = array.reshape(shape)
-    return tensors
+        with safe_open(str(path), framework="numpy") as fh:
+            return {name: fh.get_tensor(name) for name in fh.keys()}  # noqa: SIM118
+    except Exception as exc:  # safetensors raises its own SafetensorError (and OSError)
+        raise ModelUnavailable(f"{Path(path).name} is not a readable safetensors file "
+                               f"({_reason(exc)})") from None
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return (text[:200] or type(exc).__name__)
 
 
 # --------------------------------------------------------------------------- tokenizer
-def _is_cjk(cp: int) -> bool:
-    # The ranges BERT's "handle_chinese_chars" pads with spaces.
-    return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF
-            or 0x2A700 <= cp <= 0x2B73F or 0x2B740 <= cp <= 0x2B81F or 0x2B820 <= cp <= 0x2CEAF
-            or 0xF900 <= cp <= 0xFAFF or 0x2F800 <= cp <= 0x2FA1F)
-
-
-def _is_punct(ch: str) -> bool:
-    cp = ord(ch)
-    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
-        return True
-    return unicodedata.category(ch).startswith("P")
-
-
-def _strip_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", text)
-                   if unicodedata.category(c) != "Mn")
-
-
-def _normalizer(spec: dict[str, Any] | None) -> Callable[[str], str]:
-    if spec is None:
-        return lambda s: s
-    kind = spec.get("type")
-    if kind == "Sequence":
-        steps = [_normalizer(s) for s in spec.get("normalizers", [])]
-
-        def run(text: str) -> str:
-            for step in steps:
-                text = step(text)
-            return text
-        return run
-    if kind == "BertNormalizer":
-        lower = spec.get("lowercase", True)
-        strip = spec.get("strip_accents")
-        strip = lower if strip is None else strip
-
-        def bert(text: str) -> str:
-            out = []
-            for ch in text:
-                cp = ord(ch)
-                if spec.get("clean_text", True):
-                    if cp == 0 or cp == 0xFFFD or (unicodedata.category(ch).startswith("C")
-                                                   and ch not in "\t\n\r"):
-                        continue
-                    if ch.isspace():
-                        ch = " "
-                if spec.get("handle_chinese_chars", True) and _is_cjk(cp):
-                    ch = f" {ch} "
-                out.append(ch)
-            text = "".join(out)
-            if strip:
-                text = _strip_accents(text)
-            return text.lower() if lower else text
-        return bert
-    if kind in ("NFC", "NFD", "NFKC", "NFKD"):
-        form: Any = kind
-        return lambda s: unicodedata.normalize(form, s)
-    if kind == "Lowercase":
-        return str.lower
-    if kind == "StripAccents":
-        return _strip_accents
-    if kind == "Strip":
-        left, right = spec.get("strip_left", True), spec.get("strip_right", True)
-        return lambda s: (s.lstrip() if left else s).rstrip() if right else (
-            s.lstrip() if left else s)
-    if kind == "Prepend":
-        prefix = spec.get("prepend", "")
-        return lambda s: prefix + s if s else s
-    if kind == "Replace":
-        pattern, content = _pattern(spec.get("pattern", {})), spec.get("content", "")
-        return lambda s: pattern.sub(lambda _m: content, s)
-    raise ModelUnavailable(f"tokenizer.json uses the normalizer {kind!r}, which this reader "
-                           "does not implement.")
-
-
-def _pattern(spec: dict[str, str]) -> re.Pattern[str]:
-    if "String" in spec:
-        return re.compile(re.escape(spec["String"]))
-    if "Regex" in spec:
-        return re.compile(spec["Regex"])
-    raise ModelUnavailable("tokenizer.json has a pattern that is neither String nor Regex.")
-
-
-PreTok = Callable[[list[str]], list[str]]
-
-
-def _split_each(fn: Callable[[str], list[str]]) -> PreTok:
-    return lambda pieces: [out for piece in pieces for out in fn(piece) if out]
-
-
-def _isolate_punct(word: str) -> list[str]:
-    out: list[str] = []
-    cur = ""
-    for ch in word:
-        if _is_punct(ch):
-            if cur:
-                out.append(cur)
-            out.append(ch)
-            cur = ""
-        else:
-            cur += ch
-    if cur:
-        out.append(cur)
-    return out
-
-
-def _pre_tokenizer(spec: dict[str, Any] | None) -> PreTok:
-    if spec is None:
-        return lambda pieces: pieces
-    kind = spec.get("type")
-    if kind == "Sequence":
-        steps = [_pre_tokenizer(s) for s in spec.get("pretokenizers", [])]
-
-        def run(pieces: list[str]) -> list[str]:
-            for step in steps:
-                pieces = step(pieces)
-            return pieces
-        return run
-    if kind == "BertPreTokenizer":
-        return _split_each(lambda s: [p for w in s.split() for p in _isolate_punct(w)])
-    if kind == "WhitespaceSplit":
-        return _split_each(str.split)
-    if kind == "Whitespace":
-        word = re.compile(r"\w+|[^\w\s]+")
-        return _split_each(word.findall)
-    if kind == "Punctuation":
-        return _split_each(_isolate_punct)
-    if kind == "Digits":
-        digits = re.compile(r"\d|\D+" if spec.get("individual_digits") else r"\d+|\D+")
-        return _split_each(digits.findall)
-    if kind == "Metaspace":
-        rep = spec.get("replacement", "\u2581")
-        scheme = spec.get("prepend_scheme")
-        if scheme is None:
-            scheme = "always" if spec.get("add_prefix_space", True) else "never"
-        split = spec.get("split", True)
-
-        def meta(pieces: list[str]) -> list[str]:
-            out = []
-            for n, piece in enumerate(pieces):
-                text = piece.replace(" ", rep)
-                prepend = scheme == "always" or (scheme == "first" and n == 0)
-                if prepend and not text.startswith(rep):
-                    text = rep + text
-                if split:
-                    parts = [p for p in re.split(f"(?={re.escape(rep)})", text) if p]
-                    out.extend(parts)
-                elif text:
-                    out.append(text)
-            return out
-        return meta
-    raise ModelUnavailable(f"tokenizer.json uses the pre-tokenizer {kind!r}, which this reader "
-                           "does not implement.")
-
-
 class _Tokenizer:
-    """A Python reading of a ``tokenizers`` document: WordPiece or Unigram, to token ids."""
+    """A Hugging Face ``tokenizers`` tokenizer, used as model2vec uses it: no special tokens,
+    unknown tokens dropped, at most ``max_length`` tokens."""
 
-    def __init__(self, doc: dict[str, Any]) -> None:
-        model = doc.get("model") or {}
-        self.kind = model.get("type")
-        self.normalize = _normalizer(doc.get("normalizer"))
-        self.pre = _pre_tokenizer(doc.get("pre_tokenizer"))
-        if self.kind == "WordPiece":
-            self.vocab: dict[str, int] = dict(model["vocab"])
-            self.unk_id = self.vocab.get(model.get("unk_token", "[UNK]"))
-            self.prefix = model.get("continuing_subword_prefix", "##")
-            self.max_chars = int(model.get("max_input_chars_per_word", 100))
-            self.size = max(self.vocab.values(), default=-1) + 1
-        elif self.kind == "Unigram":
-            pieces = model["vocab"]
-            self.vocab = {p: i for i, (p, _s) in enumerate(pieces)}
-            self.scores = [float(s) for _p, s in pieces]
-            unk = model.get("unk_id")
-            self.unk_id = int(unk) if unk is not None else None
-            self.longest = max((len(p) for p, _s in pieces), default=1)
-            self.size = len(pieces)
-            # An unknown character costs more than any known piece (as sentencepiece does).
-            self.unk_score = min(self.scores, default=0.0) - 10.0
+    def __init__(self, doc: str, max_length: int | None) -> None:
+        from tokenizers import Tokenizer
+
+        try:
+            self._tok = Tokenizer.from_str(doc)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # an Exception, or pyo3's PanicException for a bad field
+            raise ModelUnavailable(f"tokenizer.json is not a tokenizer the tokenizers "
+                                   f"library reads ({_reason(exc)})") from None
+        self._tok.no_padding()
+        if max_length is not None:
+            self._tok.enable_truncation(max_length)
         else:
-            raise ModelUnavailable(f"tokenizer.json has a {self.kind!r} model; this reader "
-                                   "implements WordPiece and Unigram (model2vec's own).")
+            self._tok.no_truncation()
+        self.size = self._tok.get_vocab_size(with_added_tokens=False)
+        self.unk_id = _unk_id(self._tok, doc)
+        self._median: int | None = None
+
+    @property
+    def median_length(self) -> int:
+        """The median token length in characters (model2vec cuts a text to max_length × this
+        before tokenising); worked out on first use, as it reads the whole vocabulary."""
+        if self._median is None:
+            tok = self._tok
+            lengths = sorted(len(tok.id_to_token(i) or "") for i in range(self.size))
+            self._median = max(int(_median(lengths)), 1) if lengths else 1
+        return self._median
 
     def ids(self, text: str) -> list[int]:
-        """Token ids of ``text`` without special tokens; unknown tokens are left out."""
-        words = self.pre([self.normalize(text)])
-        out: list[int] = []
-        for word in words:
-            ids = self._wordpiece(word) if self.kind == "WordPiece" else self._viterbi(word)
-            out.extend(i for i in ids if i >= 0 and i != self.unk_id)
-            if len(out) >= MAX_TOKENS:
-                break
-        return out[:MAX_TOKENS]
+        """Token ids of ``text`` (no special tokens, the unknown token dropped)."""
+        ids = self._tok.encode(text, add_special_tokens=False).ids
+        unk = self.unk_id
+        return [i for i in ids if i != unk] if unk is not None else list(ids)
 
-    def _wordpiece(self, word: str) -> list[int]:
-        if len(word) > self.max_chars:
-            return [-1]
-        ids, start = [], 0
-        while start < len(word):
-            end = len(word)
-            found = None
-            while start < end:
-                piece = word[start:end] if start == 0 else self.prefix + word[start:end]
-                if piece in self.vocab:
-                    found = self.vocab[piece]
-                    break
-                end -= 1
-            if found is None:  # the whole word is unknown, as BERT decides
-                return [-1]
-            ids.append(found)
-            start = end
-        return ids
+    def batch_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """:meth:`ids` of many texts at once (the library tokenises them in parallel)."""
+        unk = self.unk_id
+        out = self._tok.encode_batch_fast(list(texts), add_special_tokens=False)
+        return [[i for i in e.ids if i != unk] if unk is not None else list(e.ids)
+                for e in out]
 
-    def _viterbi(self, text: str) -> list[int]:
-        n = len(text)
-        best = [0.0] + [-math.inf] * n
-        back: list[tuple[int, int | None]] = [(0, None)] * (n + 1)
-        for end in range(1, n + 1):
-            for start in range(max(0, end - self.longest), end):
-                if best[start] == -math.inf:
-                    continue
-                piece_id = self.vocab.get(text[start:end])
-                if piece_id is not None:
-                    score = best[start] + self.scores[piece_id]
-                elif end - start == 1:
-                    score, piece_id = best[start] + self.unk_score, None
-                else:
-                    continue
-                if score > best[end]:
-                    best[end], back[end] = score, (start, piece_id)
-        ids: list[int] = []
-        end = n
-        while end > 0:
-            start, piece_id = back[end]
-            ids.append(piece_id if piece_id is not None else -1)  # -1: unknown character
-            end = start
-        ids.reverse()
-        return ids
+
+def _median(values: list[int]) -> float:
+    n = len(values)
+    mid = n // 2
+    return float(values[mid]) if n % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def _unk_id(tok: Any, doc: str) -> int | None:
+    """The unknown token's id (model2vec drops it): WordPiece, BPE and WordLevel name it,
+    Unigram gives its id."""
+    name = getattr(tok.model, "unk_token", None)
+    if name:
+        return tok.token_to_id(name)
+    # The Unigram model's "unk_id": found in the text (parsing a 10 MB vocabulary twice
+    # would double the load time); a vocabulary entry is never a key followed by ":".
+    found = _UNK_ID.search(doc)
+    return int(found.group(1)) if found else None
+
+
+_UNK_ID = re.compile(r'"unk_id"\s*:\s*(\d+)')
 
 
 # --------------------------------------------------------------------------- static model
@@ -392,14 +199,18 @@ class StaticModel:
     tokenizer: _Tokenizer
     weights: np.ndarray | None
     mapping: np.ndarray | None
+    max_length: int | None = MAX_TOKENS
 
     def embed(self, texts: Sequence[str], *, timeout: float | None = None) -> np.ndarray:
-        """Mean of each text's token rows, L2-normalised; ``timeout`` is ignored (local)."""
+        """Mean of each text's token rows (weighted, through the vocabulary mapping), as
+        model2vec's ``encode`` computes it, L2-normalised; ``timeout`` is ignored (local)."""
         import numpy as np
 
         out = np.zeros((len(texts), self.identity.dim), dtype=np.float32)
-        for n, text in enumerate(texts):
-            ids = np.asarray(self.tokenizer.ids(text[:EMBED_CHARS * 2]), dtype=np.int64)
+        cut = None if self.max_length is None else self.max_length * self.tokenizer.median_length
+        batch = [text[:cut] if cut is not None else text for text in texts]
+        for n, ids_list in enumerate(self.tokenizer.batch_ids(batch)):
+            ids = np.asarray(ids_list, dtype=np.int64)
             ids = ids[(ids >= 0) & (ids < self.tokenizer.size)]
             if not ids.size:
                 continue
@@ -419,11 +230,12 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
 
 
 def load_static_model(folder: Path | str) -> StaticModel:
-    """Load a model2vec folder (see the module docstring); never downloads.
+    """Load a model2vec folder (see the module docstring) with ``tokenizers`` and
+    ``safetensors``; never downloads.
 
     Raises:
-        ModelUnavailable: a file is missing or unreadable, or it uses a tokenizer this reader
-            does not implement; the message names what.
+        ModelUnavailable: a file is missing or unreadable, or the libraries refuse it; the
+            message names what.
     """
     import numpy as np
 
@@ -440,10 +252,16 @@ def load_static_model(folder: Path | str) -> StaticModel:
     try:
         config = json.loads(files["config.json"].read_text(encoding="utf-8"))
         tok_bytes = files["tokenizer.json"].read_bytes()
-        tokenizer = _Tokenizer(json.loads(tok_bytes.decode("utf-8")))
-    except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        tok_doc = tok_bytes.decode("utf-8")
+    except (UnicodeDecodeError, ValueError, OSError) as exc:
         raise ModelUnavailable(f"unreadable config.json or tokenizer.json in {root} "
                                f"({type(exc).__name__})") from None
+    if not isinstance(config, dict):
+        raise ModelUnavailable(f"config.json in {root} is not a JSON object")
+    max_length = config.get("max_length", MAX_TOKENS)
+    if max_length is not None and (not isinstance(max_length, int) or max_length < 1):
+        max_length = MAX_TOKENS
+    tokenizer = _Tokenizer(tok_doc, max_length)
     tensors = read_safetensors(files["model.safetensors"])
     matrix = tensors.get("embeddings", tensors.get("0"))
     if matrix is None or matrix.ndim != 2:
@@ -464,7 +282,8 @@ def load_static_model(folder: Path | str) -> StaticModel:
                              fingerprint="sha256:" + digest.hexdigest())
     return StaticModel(identity=identity, vectors=matrix, tokenizer=tokenizer,
                        weights=None if weights is None else weights.reshape(-1),
-                       mapping=None if mapping is None else mapping.reshape(-1).astype(np.int64))
+                       mapping=None if mapping is None else mapping.reshape(-1).astype(np.int64),
+                       max_length=max_length)
 
 
 # --------------------------------------------------------------------------- network

@@ -32,7 +32,7 @@ from typing import Literal
 from ...core.errors import Code, CoreError
 from .. import text as _text
 from ..furniture import mask_furniture
-from ..model import Record
+from ..model import Record, SourceUnit
 from ..text import normalise, normalise_with_offsets
 from .bm25 import (
     ENGINE_PYTHON,
@@ -58,10 +58,12 @@ from .results import (
 )
 from .snippet import has_hidden, make_snippet
 from .tokenize import (
+    RUN_BREAK,
     QueryTerm,
     heading_tokens,
     index_columns,
     parse_query,
+    plural_stem,
     split_runs,
     token_stream,
 )
@@ -74,6 +76,7 @@ __all__ = [
     "BookIndex",
     "EngineChoice",
     "build_index",
+    "record_page_labels",
 ]
 
 HINT_KEYS = ("heading", "chapter", "page", "pages", "label")
@@ -88,7 +91,8 @@ SEMANTIC_POOL = 100
 EngineChoice = Literal["auto", "fts5", "python"]
 """Which lexical backend to build or open."""
 
-_FORMAT = "2"
+_FORMAT = "3"
+"""3: plain ASCII words indexed by their singular, book index role, ruby readings."""
 
 
 _SCHEMA = """
@@ -108,7 +112,8 @@ CREATE TABLE records (
     text TEXT NOT NULL,
     norm TEXT NOT NULL,
     offmap BLOB NOT NULL,
-    role TEXT NOT NULL
+    role TEXT NOT NULL,
+    readings TEXT NOT NULL  -- ruby readings, normalised, one a line: indexed after the text
 );
 """
 
@@ -138,11 +143,51 @@ def _unpack_runs(blob: bytes) -> tuple[array, array]:
     return arr[0::2], arr[1::2]
 
 
+def record_page_labels(units: Sequence[SourceUnit],
+                       records: Sequence[Record]) -> list[list[str]]:
+    """The printed page labels of each record, as hits and the ``label=`` hint use them.
+
+    PDF pages: the labels of the pages the record spans (page labels, or folios). EPUB
+    chapters: the printed pages of the page list and page-break markers — the page in effect
+    where the record starts (a mark at or before it, else the last mark of an earlier chapter)
+    and every page that begins inside it; none when the book has no page marks. A spine idref
+    or manifest id is never a page label.
+    """
+    out: list[list[str]] = []
+    last_mark: list[str | None] = []  # the last page mark of units 0..u
+    current: str | None = None
+    for unit in units:
+        if unit.page_marks:
+            current = unit.page_marks[-1][1]
+        last_mark.append(current)
+    for rec in records:
+        labels: list[str] = []
+        for u in range(rec.unit_start, min(rec.unit_end, len(units) - 1) + 1):
+            unit = units[u]
+            lo = rec.char_start if u == rec.unit_start else 0
+            hi = rec.char_end if u == rec.unit_end else len(unit.text)
+            if unit.kind != "epub_chapter":
+                if unit.label and not (u == rec.unit_end and hi == 0 and u > rec.unit_start):
+                    labels.append(unit.label)
+                continue
+            marks = unit.page_marks
+            if u == rec.unit_start:
+                before = [label for off, label in marks if off <= lo]
+                start = before[-1] if before else (last_mark[u - 1] if u > 0 else None)
+                if start:
+                    labels.append(start)
+            labels += [label for off, label in marks if lo < off < hi or (
+                off == lo and u != rec.unit_start)]
+        out.append(list(dict.fromkeys(labels)))
+    return out
+
+
 def build_index(
     records: Sequence[Record],
     path: Path,
     *,
     unit_labels: Sequence[str | None] | None = None,
+    record_labels: Sequence[Sequence[str]] | None = None,
     engine: EngineChoice = "auto",
 ) -> IndexStats:
     """Write the search index of ``records`` to the SQLite file ``path``.
@@ -154,6 +199,8 @@ def build_index(
             rollback journal in memory and does not sync.
         unit_labels: printed page label per unit index (PDF page labels), ``None`` where a
             unit has none; a record's labels are those of the units it spans.
+        record_labels: printed page labels per record, in the order of ``records`` (see
+            :func:`record_page_labels`); when given, ``unit_labels`` is not used.
         engine: ``auto`` (FTS5 when available, else Python BM25 posting tables), ``fts5``
             (CAPABILITY_UNAVAILABLE without FTS5) or ``python`` (posting tables only).
 
@@ -172,12 +219,18 @@ def build_index(
     body_total = chars_total = head_total = 0
     fold = functools.lru_cache(maxsize=None)(normalise)  # headings repeat across records
     ordered = sorted(records, key=operator.attrgetter("order"))
+    given = ({rec.record_id: list(labs) for rec, labs in zip(records, record_labels,
+                                                             strict=True)}
+             if record_labels is not None else None)
     for rowid, rec in enumerate(ordered, start=1):
         # Furniture is masked to the same length, so offsets still point into the raw text.
         norm, offsets = normalise_with_offsets(mask_furniture(rec.text, rec.furniture)
                                                if rec.furniture else rec.text)
         segments = split_runs(norm)
         body, chars = index_columns(segments, norm)
+        readings = "\n".join(dict.fromkeys(fold(r) for _s, _e, r in rec.readings))
+        if readings:
+            body, chars = _with_readings(body, chars, readings)
         heading_norm = [fold(h) for h in rec.heading_path]
         head = heading_tokens(heading_norm)
         body_len, chars_len = len(body), len(chars)
@@ -187,7 +240,8 @@ def build_index(
         # A record ending at offset 0 of a unit has no text on it.
         ends_before = rec.char_end == 0 and rec.unit_end > rec.unit_start
         last = rec.unit_end - 1 if ends_before else rec.unit_end
-        page_labels = [lab for lab in labels[rec.unit_start:last + 1] if lab]
+        page_labels = (given[rec.record_id] if given is not None
+                       else [lab for lab in labels[rec.unit_start:last + 1] if lab])
         record_rows.append((
             rowid, rec.record_id, rec.order,
             json.dumps(list(rec.heading_path), ensure_ascii=False),
@@ -195,7 +249,7 @@ def build_index(
             rec.unit_start, rec.unit_end, last,
             json.dumps(page_labels, ensure_ascii=False),
             body_len, chars_len + len(head), rec.text, norm,
-            _offset_runs(offsets), rec.role,
+            _offset_runs(offsets), rec.role, readings,
         ))
         if use_fts:
             doc_rows.append((rowid, " ".join(body), " ".join(chars), " ".join(head)))
@@ -207,7 +261,7 @@ def build_index(
         conn.execute("PRAGMA synchronous=OFF")
         with conn:
             conn.executescript(_SCHEMA)
-            conn.executemany(f"INSERT INTO records VALUES ({','.join('?' * 15)})", record_rows)
+            conn.executemany(f"INSERT INTO records VALUES ({','.join('?' * 16)})", record_rows)
             name = ENGINE_FTS5 if use_fts else ENGINE_PYTHON
             meta = {"format": _FORMAT, "engine": name, "rows": str(len(record_rows)),
                     "tokens": str(body_total + chars_total + head_total)}
@@ -305,6 +359,7 @@ class BookIndex:
         self._codes = TokenCodes()
         self._encoded: OrderedDict[int, bytes] = OrderedDict()
         self._contents: frozenset[int] = frozenset()
+        self._index_rows: frozenset[int] = frozenset()
         # Own-heading token → rowids, for the heading boost.
         self._heads: dict[str, frozenset[int]] = {}
 
@@ -362,6 +417,8 @@ class BookIndex:
                 index._by_rowid = {m.rowid: m for m in index._records}
                 index._contents = frozenset(m.rowid for m in index._records
                                             if m.role == "contents")
+                index._index_rows = frozenset(m.rowid for m in index._records
+                                              if m.role == "index")
                 heads: dict[str, set[int]] = {}
                 for m in index._records:
                     for tok in m.head:
@@ -421,6 +478,7 @@ class BookIndex:
         hints: Mapping[str, str] | None = None,
         semantic: Sequence[tuple[float, int]] | None = None,
         include_contents: bool = False,
+        include_index: bool = False,
     ) -> SearchResult:
         """Rank the book's records for ``query``.
 
@@ -446,7 +504,8 @@ class BookIndex:
 
         Contents: records whose role is ``contents`` (a printed contents page, an EPUB nav
         document in the spine) are left out unless ``include_contents``; the result says how
-        many matching ones were left out (``contents_left_out``).
+        many matching ones were left out (``contents_left_out``). Records of a back-of-book
+        index (role ``index``) likewise unless ``include_index`` (``index_left_out``).
 
         Hints narrow or boost, and are reported in ``hints_applied``:
 
@@ -483,17 +542,24 @@ class BookIndex:
                             details={"field": "query", "reason": "no_tokens"},
                             remediation="Search for words or CJK characters.")
         hide = frozenset() if include_contents else self._contents
+        hide_index = frozenset() if include_index else self._index_rows
+        if hide_index:
+            hide = hide | hide_index
         pool_k = pool_size(terms, top_k)
+        left_index = 0
         with self._connection() as conn:
             if semantic is not None:
-                hits, total, left_out = self._fused(conn, terms, strict, top_k, narrow, boost,
-                                                    semantic, hide, _QueryParts(query))
+                hits, total, left_out, left_index = self._fused(
+                    conn, terms, strict, top_k, narrow, boost, semantic, hide,
+                    _QueryParts(query), hide_index)
             else:
                 scores = None
-                if narrow is None and not boost:
+                if narrow is None and not boost and not hide_index:
                     pool, total, left_out = self._engine.top(conn, terms, strict, pool_k, hide)
                 else:
-                    scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
+                    # (A hidden index needs every match's row to count it apart.)
+                    scores, left_out, left_index = self._scores(conn, terms, strict, narrow,
+                                                                boost, hide, hide_index)
                     pool, total = best(scores, pool_k), len(scores)
                 top = self._rerank(conn, pool, terms)[:top_k]
                 if _tie_at_edge(top, pool, total, top_k):
@@ -507,7 +573,10 @@ class BookIndex:
             terms=[Term(text=t.text, kind=t.kind) for t in terms],
             strict=strict, top_k=top_k, hints_applied=applied,
             modes=SearchModes(lexical_engine=self._engine.name),
-            total_matches=total, contents_left_out=left_out, folds=_folds(query), hits=hits,
+            total_matches=total, contents_left_out=left_out - left_index,
+            index_left_out=left_index,
+            folds=sorted({name for hit in hits for name in hit.folds}),
+            query_folds=_folds(query), hits=hits,
         )
 
     def _rounded_pool(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
@@ -528,19 +597,23 @@ class BookIndex:
         return self._engine.top(conn, terms, strict, pool_k, hide, SCORE_DIGITS)[0]
 
     def _scores(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
-                narrow: set[int] | None, boost: set[int], hide: frozenset[int]
-                ) -> tuple[dict[int, float], int]:
-        """Every match's BM25 score, narrowed and boosted, and how many were hidden."""
+                narrow: set[int] | None, boost: set[int], hide: frozenset[int],
+                hide_index: frozenset[int] = frozenset()
+                ) -> tuple[dict[int, float], int, int]:
+        """Every match's BM25 score, narrowed and boosted, how many were hidden, and how many
+        of those are back-of-book index records."""
         scores = self._engine.scores(conn, terms, strict)
         if narrow is not None:
             scores = {rowid: s for rowid, s in scores.items() if rowid in narrow}
-        left_out = 0
+        left_out = left_index = 0
         if hide:
+            if hide_index:
+                left_index = sum(1 for rowid in scores if rowid in hide_index)
             kept = {rowid: s for rowid, s in scores.items() if rowid not in hide}
             left_out, scores = len(scores) - len(kept), kept
         for rowid in boost & scores.keys():
             scores[rowid] *= HINT_BOOST
-        return scores, left_out
+        return scores, left_out, left_index
 
     def _rerank(self, conn: sqlite3.Connection, pool: list[tuple[float, int]],
                 terms: Sequence[QueryTerm]) -> list[tuple[float, int]]:
@@ -636,7 +709,7 @@ class BookIndex:
             snippet, matched = make_snippet(text, norm, offmap, terms, hidden=hidden,
                                             raw_matches=raw_matches)
             hits.append(Hit(
-                record_id=meta.record_id, order=meta.order, score=0.0 - neg_score,
+                record_id=meta.record_id, order=meta.order, rank=place, score=0.0 - neg_score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
                 snippet=snippet, matched_terms=matched, folds=parts.folds(raw_matches),
@@ -648,8 +721,10 @@ class BookIndex:
     def _fused(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
                top_k: int, narrow: set[int] | None, boost: set[int],
                semantic: Sequence[tuple[float, int]], hide: frozenset[int],
-               parts: _QueryParts) -> tuple[list[Hit], int, int]:
-        scores, left_out = self._scores(conn, terms, strict, narrow, boost, hide)
+               parts: _QueryParts, hide_index: frozenset[int] = frozenset()
+               ) -> tuple[list[Hit], int, int, int]:
+        scores, left_out, left_index = self._scores(conn, terms, strict, narrow, boost, hide,
+                                                    hide_index)
         ranked_lexical = best(scores, len(scores), SCORE_DIGITS)
         head = self._rerank(conn, ranked_lexical[:POOL], terms)
         lexical = head + ranked_lexical[POOL:]
@@ -671,7 +746,7 @@ class BookIndex:
                                             raw_matches=raw_matches)
             stage = {"lexical": scores.get(f.rowid), "semantic": similar.get(f.rowid)}
             hits.append(Hit(
-                record_id=meta.record_id, order=meta.order, score=f.score,
+                record_id=meta.record_id, order=meta.order, rank=place, score=f.score,
                 heading_path=list(meta.heading_path), unit_start=meta.unit_start,
                 unit_end=meta.unit_end, page_labels=list(meta.page_labels),
                 snippet=snippet, matched_terms=matched, folds=parts.folds(raw_matches),
@@ -680,7 +755,23 @@ class BookIndex:
                 scores={**{k: v for k, v in stage.items() if k in f.ranks and v is not None},
                         "rrf": f.score},
             ))
-        return hits, len(fused), left_out
+        return hits, len(fused), left_out, left_index
+
+
+def _with_readings(body: list[str], chars: str, readings: str) -> tuple[list[str], str]:
+    """Body tokens and CJK characters with the record's ruby readings after them (each after a
+    run break, so no phrase of the text reaches into a reading): a search for くつろげ finds
+    the record printing 寛容 with that reading."""
+    if not readings:
+        return body, chars
+    body = list(body)
+    extra: list[str] = []
+    for reading in readings.split("\n"):
+        segments = split_runs(reading)
+        body.append(RUN_BREAK)
+        body.extend(token_stream(segments, breaks=True))
+        extra.extend(text for cjk, text in segments if cjk)
+    return body, chars + "".join(extra)
 
 
 def _tie_at_edge(top: list[tuple[float, int]], pool: list[tuple[float, int]], total: int,
@@ -723,29 +814,46 @@ class _QueryParts:
     def __init__(self, query: str) -> None:
         self.query = query
         self.between = getattr(_text, "folds_between", None)
+        self._typed: dict[str, tuple[str, str] | None] = {}
+
+    @functools.cached_property
+    def _plain(self) -> str:
+        return self.query.casefold()
 
     @functools.cached_property
     def _folded(self) -> tuple[str, list[int]]:
         return normalise_with_offsets(self.query)
 
-    def typed(self, term: QueryTerm) -> str | None:
+    def typed(self, term: QueryTerm) -> tuple[str, str] | None:
+        """The raw text of ``term`` in the query and its casefold (None: not in it)."""
+        if term.text in self._typed:
+            return self._typed[term.text]
         norm, offsets = self._folded
         at = norm.find(term.text)
-        if at < 0:
-            return None
-        start, end = _text.raw_span(offsets, at, at + len(term.text), len(self.query))
-        return self.query[start:end]
+        found = None
+        if at >= 0:
+            start, end = _text.raw_span(offsets, at, at + len(term.text), len(self.query))
+            raw = self.query[start:end]
+            found = (raw, raw.casefold())
+        self._typed[term.text] = found
+        return found
 
     def folds(self, matches: list[tuple[QueryTerm, str]]) -> list[str]:
         """The folds that made the terms match ``matches`` (term, raw matched text)."""
         if self.between is None:
             return []
         names: set[str] = set()
+        plain = self._plain
         for term, found in matches:
-            if found == term.text or found.casefold() == term.text:
-                continue  # matched as folded: nothing to name (the common case)
-            typed = self.typed(term)
-            if typed is None or typed.casefold() == found.casefold():
+            if found == term.text and term.text in plain:
+                continue  # typed as the text has it (the common case: no fold of the query)
+            known = self.typed(term)
+            if known is None or known[1] == found or known[1] == found.casefold():
+                continue  # the text says it as typed (case aside): nothing to name
+            typed = known[0]
+            a, b = normalise(typed), normalise(found)
+            if a != b and plural_stem(a) == plural_stem(b) != a + b:
+                names.add("plural")  # metatopics typed, metatopic printed (or the reverse)
                 continue
             names.update(self.between(typed, found))
         return sorted(names)
@@ -798,10 +906,10 @@ def _choose_engine(conn: sqlite3.Connection, meta: dict[str, str], engine: Engin
     else:
         # An FTS5 index read without FTS5: rebuild the postings in memory from the stored
         # normalised text (no second normalisation pass).
-        streams = ((rowid, *index_columns(split_runs(norm), norm),
+        streams = ((rowid, *_with_readings(*index_columns(split_runs(norm), norm), readings),
                     heading_tokens(json.loads(heading_norm)))
-                   for rowid, norm, heading_norm in conn.execute(
-                       "SELECT rowid, norm, heading_norm FROM records"))
+                   for rowid, norm, heading_norm, readings in conn.execute(
+                       "SELECT rowid, norm, heading_norm, readings FROM records"))
         tables = build_postings(streams)
         empty: Postings = {}
 

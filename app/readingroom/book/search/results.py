@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -83,6 +83,9 @@ class Hit(BaseModel):
 
     record_id: str
     order: int
+    rank: int = Field(0, description="1-based place of this hit in the result: what to go by. "
+                      "(A score near 0 does not mean no match: in a book of one or two records "
+                      "BM25 cannot tell records apart, and the words still matched.)")
     score: float = Field(description="The score the hits are ordered by, higher is better: "
                          "BM25 (times the phrase, proximity, heading and hint boosts, "
                          "rounded; equal scores in reading order) when only lexical search "
@@ -102,9 +105,9 @@ class Hit(BaseModel):
     folds: list[str] = Field(
         default_factory=list,
         description="Folds that made the query match this record's text where the two differ "
-        "(kanji_variant: 灯 typed, 燈 printed; punctuation: ' typed, ’ printed; diacritics, "
-        "width, ...): the text says it differently from what was typed. Empty when it "
-        "matched as typed.")
+        "(kanji_variant: 灯 typed, 燈 printed; punctuation: ' typed, ’ printed; plural: "
+        "metatopics typed, metatopic printed; diacritics, width, ...): the text says it "
+        "differently from what was typed. Empty when it matched as typed.")
     matched_by: list[str] = Field(
         default_factory=lambda: ["lexical"],
         description="What found the record: lexical, semantic, or both.")
@@ -114,6 +117,11 @@ class Hit(BaseModel):
     scores: dict[str, float] = Field(
         default_factory=dict,
         description="Score per stage: lexical (BM25), semantic (cosine), rrf, rerank.")
+    text_source: Literal["ocr", "mixed"] | None = Field(
+        None, description="Set when the record's text was read by OCR from page images "
+        "(mixed: partly): machine-read, not the publisher's text; `ocr` says by what and "
+        "with what mean word confidence.")
+    ocr: dict[str, Any] | None = None
 
 
 class SearchResult(BaseModel):
@@ -136,11 +144,21 @@ class SearchResult(BaseModel):
         0, description="Records that match but were left out because they are contents "
         "pages or navigation (a printed table of contents, an EPUB nav document): they list "
         "chapter titles, not the chapters. Search again with include_contents to see them.")
+    index_left_out: int = Field(
+        0, description="Records that match but were left out because they are a back-of-book "
+        "index (role index): it lists names and page numbers, not the passages. Search again "
+        "with include_index to see them; read one with read_entry to follow its links.")
     folds: list[str] = Field(
+        default_factory=list,
+        description="Folds some hit needed: where the book's text says it differently from "
+        "what was typed (the union of the hits' folds). Empty when every hit matched as "
+        "typed, even if the query itself was folded (query_folds).")
+    query_folds: list[str] = Field(
         default_factory=list,
         description="Folds that changed the query itself (e.g. full-width letters, curly "
         "quotes, kyūjitai, diacritics): it was searched in its folded form, shown in "
-        "normalized_query. Each hit's folds say where the book's text differed.")
+        "normalized_query. They say nothing about the book's text; folds and each hit's "
+        "folds do.")
     hits: list[Hit]
 
 

@@ -281,6 +281,7 @@ def hybrid_search(
     deadline: float | None = None,
     texts: Callable[[str], str] | None = None,
     include_contents: bool = False,
+    include_index: bool = False,
 ) -> SearchResult:
     """Search lexically, and semantically and with a rerank where chosen and possible.
 
@@ -297,6 +298,7 @@ def hybrid_search(
         texts: record id → the text sent to the reranker.
         include_contents: also rank contents pages and navigation (see
             :meth:`BookIndex.search`).
+        include_index: also rank a back-of-book index (see :meth:`BookIndex.search`).
 
     Returns:
         The index's result with ``modes`` and ``mode_details`` saying what ran and why not.
@@ -320,7 +322,7 @@ def hybrid_search(
     fetch = top_k if rerank_mode == "off" or reranker is None else min(
         MAX_TOP_K, max(top_k, RERANK_POOL))
     result = index.search(query, top_k=fetch, strict=strict, hints=hints, semantic=ranking,
-                          include_contents=include_contents)
+                          include_contents=include_contents, include_index=include_index)
     outcome = rerank(reranker, rerank_mode, query,
                      [texts(h.record_id) if texts else h.snippet for h in result.hits],
                      remaining=_remaining(deadline))
@@ -330,7 +332,7 @@ def hybrid_search(
         for place, (i, relevance) in enumerate(outcome.order, start=1):
             hit = hits[i]
             reordered.append(hit.model_copy(update={
-                "score": relevance, "ranks": {**hit.ranks, "rerank": place},
+                "score": relevance, "rank": place, "ranks": {**hit.ranks, "rerank": place},
                 "scores": {**hit.scores, "rerank": relevance}}))
         hits = reordered
     details.rerank_reason = outcome.reason

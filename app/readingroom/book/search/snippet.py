@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Sequence
 
 from ..text import is_cjk
-from .tokenize import CHAR_CLASSES, QueryTerm, Segment
+from .tokenize import CHAR_CLASSES, QueryTerm, Segment, plural_stem
 
 __all__ = [
     "SNIPPET_CHARS",
@@ -70,10 +70,13 @@ def find_term(norm: str, term: QueryTerm, pos: int) -> tuple[int, int] | None:
     """
     segments = term.segments
     first = segments[0][1]
+    began = pos
     while True:
         start = norm.find(first, pos)
         if start < 0:
-            return _find_compound(norm, first, pos) if term.kind == "word" else None
+            if term.kind != "word":
+                return None
+            return _find_compound(norm, first, pos) or _find_plural(norm, first, began)
         if term.kind in ("cjk_phrase", "cjk_char"):
             return start, start + len(first)
         end = _match_at(norm, segments, start)
@@ -96,6 +99,28 @@ def _find_compound(norm: str, word: str, pos: int) -> tuple[int, int] | None:
         s, e = found.span()
         if e - s > len(word) and _class_at(norm, s - 1) != "w" and _class_at(norm, e) != "w":
             return s, e
+    return None
+
+
+_WORD_RUN = re.compile(r"[^\W_]+")
+
+
+def _find_plural(norm: str, word: str, pos: int) -> tuple[int, int] | None:
+    """A whole word with the same singular as ``word`` ("metatopic" for "metatopics"), as
+    the index finds it (:func:`.tokenize.plural_stem`)."""
+    stem = plural_stem(word)
+    if stem == word and not word.isascii():
+        return None
+    root = stem[:-1] if stem.endswith("y") else stem  # study/studies
+    if len(root) < 3:
+        return None
+    at = norm.find(root, pos)
+    while at >= 0:
+        if _class_at(norm, at - 1) != "w":
+            m = _WORD_RUN.match(norm, at)
+            if m and plural_stem(m.group()) == stem:
+                return m.span()
+        at = norm.find(root, at + 1)
     return None
 
 

@@ -12,7 +12,10 @@ radicals, full-width forms, ligatures, U+3000, soft hyphens, bidi controls); the
   punctuation: 東京。京都 does not match 東京都;
 - a hyphenated compound kept by the fold ("match-box") is indexed both ways: by its parts, in
   place, and as the joined whole ("matchbox"), after the record's tokens (:func:`compounds`);
-- the heading path of a record is indexed in its own column (:func:`heading_tokens`).
+- the heading path of a record is indexed in its own column (:func:`heading_tokens`);
+- a plain ASCII word is indexed and searched by its singular (:func:`plural_stem`, Harman's
+  "S" stemmer: ``metatopics`` → ``metatopic``, ``studies`` → ``study``), in the text and
+  the query alike, so singular and plural find each other; other scripts are untouched.
 
 A query chunk that folds to words joined only by hyphens or apostrophes ("match-box",
 "alice's") is one phrase of those words, so its parts must be adjacent, as they are in the text.
@@ -41,6 +44,7 @@ __all__ = [
     "heading_tokens",
     "index_columns",
     "parse_query",
+    "plural_stem",
     "split_runs",
     "token_stream",
     "tokenize",
@@ -91,9 +95,41 @@ def split_runs(norm: str) -> list[Segment]:
     return [(mask[s] == "c", norm[s:e]) for s, e in map(re.Match.span, _RUNS.finditer(mask))]
 
 
+def plural_stem(word: str) -> str:
+    """The singular a plain ASCII word folds to, for search (Harman's "S" stemmer).
+
+    -ies → -y (but not -eies, -aies); -sses, -xes, -zzes, -ches, -shes lose -es (classes,
+    boxes, churches); -es → -e (but not -aes, -ees, -oes); -s → "" (but not -us, -ss, -is);
+    words of fewer than four letters, with digits or outside ASCII are left alone.
+    The same fold on the text and the query, so ``metatopics`` finds ``metatopic`` and the
+    other way round; a light fold that never touches other scripts.
+    """
+    return _STEMS[word]
+
+
+class _StemCache(dict):
+    def __missing__(self, word: str) -> str:
+        stem = word
+        if len(word) >= 4 and word[-1] == "s" and word.isascii() and word.isalpha():
+            if word.endswith("ies") and not word.endswith(("eies", "aies")):
+                stem = word[:-3] + "y"
+            elif word.endswith(("sses", "xes", "zzes", "ches", "shes")):
+                stem = word[:-2]
+            elif not word.endswith(("us", "ss", "is")) or (
+                    word.endswith("es") and not word.endswith(("aes", "ees", "oes"))):
+                stem = word[:-1]  # -es → -e, -s → ""
+        if len(self) < 200_000:
+            self[word] = stem
+        return stem
+
+
+_STEMS = _StemCache()
+
+
 def token_stream(segments: Iterable[Segment], *, breaks: bool) -> list[str]:
     out: list[str] = []
     prev_cjk = False
+    stems = _STEMS
     for cjk, text in segments:
         if cjk:
             if breaks and prev_cjk:
@@ -103,7 +139,7 @@ def token_stream(segments: Iterable[Segment], *, breaks: bool) -> list[str]:
             else:
                 out.extend(map(operator.add, text, text[1:]))
         else:
-            out.append(text)
+            out.append(stems[text])
         prev_cjk = cjk
     return out
 
@@ -134,7 +170,7 @@ def compounds(norm: str) -> list[str]:
     for found in _COMPOUND.finditer(norm):
         word = _PARTS.sub("", found.group())
         if all(CHAR_CLASSES[ord(c)] == "w" for c in word):  # no CJK inside
-            out.append(word)
+            out.append(_STEMS[word])
     return out
 
 
@@ -189,7 +225,7 @@ def _make_term(segments: tuple[Segment, ...], display: str) -> QueryTerm:
     if cjk:
         return QueryTerm("cjk_phrase", text, segments, "body",
                      tuple(token_stream(segments, breaks=False)))
-    return QueryTerm("word", text, segments, "body", (text,))
+    return QueryTerm("word", text, segments, "body", (_STEMS[text],))
 
 
 _JOINERS = re.compile(r"[^\W_]+(?:['\u2019\u2010\u2011-][^\W_]+)+")

@@ -28,6 +28,7 @@ __all__ = [
     "contents",
     "page_list",
     "page_targets",
+    "with_subheadings",
 ]
 
 _HEADING = "\x00heading"
@@ -308,3 +309,75 @@ def page_list(
     if unplaced:
         reader.warn(f"{unplaced} page-list entries point at no place in a chapter; skipped.")
     return marks
+
+
+_MD_HEADING = re.compile(r"^(#{1,6}) (.+)$")
+_MIN_SECTION = 200
+"""Letters and digits a subheading's own text needs to become a contents entry."""
+_MD_MARKS = re.compile(r"\\(?=[\\`*_\[\]#>+\-.!|])|(?<!\\)[*_`]+")
+
+
+def _title_key(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def with_subheadings(toc: list[TocEntry], units: list[SourceUnit]) -> list[TocEntry]:
+    """The contents with the chapters' own subheadings that it does not list.
+
+    A nav or NCX often lists only the chapters; their ``<h2>``/``<h3>`` sections are then
+    invisible to heading paths and the heading boost. Each heading block of a chapter that is
+    deeper than the heading a contents entry lands on (and not listed itself) becomes an entry
+    under that one, its level the entry's plus the difference of heading levels; headings
+    before the chapter's first entry, in contents pages, not deeper, or heading less than
+    :data:`_MIN_SECTION` letters of text are left as they are.
+    """
+    by_unit: dict[int, list[TocEntry]] = {}
+    for entry in toc:
+        by_unit.setdefault(entry.unit_index, []).append(entry)
+    added: dict[int, list[TocEntry]] = {}  # id(parent entry) → entries after it
+    for u, entries in by_unit.items():
+        unit = units[u] if 0 <= u < len(units) else None
+        if unit is None or unit.role != "body" or not unit.blocks:
+            continue
+        heads = []
+        for start, _end, md in unit.blocks:
+            m = _MD_HEADING.match(md) if md.startswith("#") and "\n" not in md else None
+            if m:
+                title = " ".join(_MD_MARKS.sub("", m.group(2)).split())
+                if title:
+                    heads.append((start, len(m.group(1)), title))
+        if not heads:
+            continue
+        ordered = sorted(entries, key=lambda e: e.char_offset)
+        listed = {_title_key(e.title) for e in ordered}
+        anchors_at: dict[int, str] = {}
+        for fid, off in unit.anchors:
+            anchors_at.setdefault(off, fid)
+        # The heading each entry lands on: the first heading at or after its offset.
+        landing: dict[int, tuple[int, int]] = {}  # heading start → (its level, entry level)
+        owner: dict[int, TocEntry] = {}
+        for e in ordered:
+            at = next(((s, lv) for s, lv, _t in heads if s >= e.char_offset), None)
+            if at is not None and at[0] not in landing:
+                landing[at[0]] = (at[1], e.level)
+                owner[at[0]] = e
+        current: tuple[int, int, TocEntry] | None = None  # (heading level, entry level, entry)
+        for n, (start, level, title) in enumerate(heads):
+            if start in landing:
+                current = (*landing[start], owner[start])
+                continue
+            if current is None or level <= current[0] or _title_key(title) in listed:
+                continue
+            end = heads[n + 1][0] if n + 1 < len(heads) else len(unit.text)
+            if len(_title_key(unit.text[start:end])) - len(_title_key(title)) < _MIN_SECTION:
+                continue  # a title page's byline, a caption set as a heading: no section
+            entry = TocEntry(title, min(current[1] + level - current[0], 6), u, start,
+                             anchors_at.get(start))
+            added.setdefault(id(current[2]), []).append(entry)
+    if not added:
+        return toc
+    out: list[TocEntry] = []
+    for entry in toc:
+        out.append(entry)
+        out.extend(added.get(id(entry), ()))
+    return out

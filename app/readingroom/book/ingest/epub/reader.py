@@ -12,7 +12,7 @@ from typing import Any
 
 from ....core.errors import Code, CoreError
 from ....core.xmlsafe import MAX_DEPTH, XmlParseError
-from ...model import SourceDocument, SourceUnit
+from ...model import SourceDocument, SourceUnit, TocEntry
 from .container import MAX_CSS_BYTES, _Container, _corrupt, _resolve, _unsafe
 from .document import (
     _decode,
@@ -25,7 +25,14 @@ from .document import (
     _UnsafeDoctype,
 )
 from .markdown import _note_ref
-from .navigation import CfiPoint, cfi_points, contents, page_list, page_targets
+from .navigation import (
+    CfiPoint,
+    cfi_points,
+    contents,
+    page_list,
+    page_targets,
+    with_subheadings,
+)
 from .package import _Images, _Package, check_encryption, read_package
 from .text import _HEADINGS, _VERTICAL, _Built, _css_vertical, _text_of, _TextBuilder
 
@@ -78,6 +85,7 @@ class _Reader:
         self._later_notes: dict[str, dict[str, str]] = {}
         self._read_paths: set[str] = set()
         self._notes: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._colophons: set[int] = set()
 
     def warn(self, message: str) -> None:
         if message not in self.warnings and len(self.warnings) < 200:
@@ -178,7 +186,10 @@ class _Reader:
                 "kept in spine order."
             )
         units = _without_dangling_notes(units, self._notes)
-        toc = contents(self, package, units, chapters, manifest_paths, headings)
+        units = _with_resolved_links(units, chapters)
+        toc = with_subheadings(
+            contents(self, package, units, chapters, manifest_paths, headings), units)
+        toc = _with_colophons(toc, units, self._colophons, headings)
         units = _with_page_list(
             units, page_list(self, pages, units, chapters, self._cfi_placed)
         )
@@ -227,6 +238,8 @@ class _Reader:
         if parsed.html_fallback:
             self.warn(f"Chapter {item.path} is not well-formed XHTML; read as HTML.")
         chapter = self.chapter(parsed.root, item.path, manifest_paths, index)
+        if _is_colophon(parsed.root, item.path):
+            self._colophons.add(index)
         built = chapter.built
         if built.notes_referenced or built.notes_defined:
             self._notes[index] = (built.notes_referenced, built.notes_defined)
@@ -235,6 +248,11 @@ class _Reader:
             or item.media_type == "application/x-dtbncx+xml"
             or built.contents
         )
+        index_page = not contents_page and (built.index or _index_title(chapter.first_heading))
+        links: tuple[tuple[int, int, int, int, str], ...] = ()
+        if index_page:
+            base = posixpath.dirname(item.path)
+            links = tuple((s, e, -1, -1, _link_target(base, href)) for s, e, href in built.links)
         unit = SourceUnit(
             kind="epub_chapter",
             index=index,
@@ -245,10 +263,12 @@ class _Reader:
             anchors=tuple(built.anchors.items()),
             images=tuple(chapter.images),
             markdown="\n\n".join(md for _s, _e, md in built.blocks),
-            role="contents" if contents_page else "body",
+            role="contents" if contents_page else "index" if index_page else "body",
             furniture=built.furniture,
             page_marks=built.page_marks,
             blocks=built.blocks,
+            links=links,
+            readings=built.readings,
         )
         return unit, chapter.first_heading
 
@@ -313,6 +333,88 @@ class _Reader:
         return self._css[name]
 
     # -- contents --
+
+
+_INDEX_TITLES = frozenset({
+    "index", "general index", "subject index", "name index", "index of names",
+    "index of subjects", "indexes", "register", "sachregister", "stichwortverzeichnis",
+    "namensregister", "personenregister", "index des noms", "indice analitico",
+    "índice analítico", "índice alfabético", "索引", "さくいん", "事項索引", "人名索引"})
+"""Headings of a back-of-book index that has no EPUB index markup."""
+
+
+def _index_title(heading: str | None) -> bool:
+    return bool(heading) and " ".join(str(heading).casefold().split()) in _INDEX_TITLES
+
+
+def _link_target(base: str, href: str) -> str:
+    """An href as ``container/path#fragment`` (empty when it leaves the book)."""
+    target, fragment = _resolve(base, href)
+    if target is None:
+        return ""
+    return f"{target}#{fragment}" if fragment else target
+
+
+def _with_resolved_links(units: list[SourceUnit], chapters: dict[str, int]) -> list[SourceUnit]:
+    """Index locators resolved to the unit and raw offset they point at (the fragment's
+    anchor, or the chapter's start)."""
+    out = units
+    anchors: dict[int, dict[str, int]] = {}
+    for unit in units:
+        if not unit.links:
+            continue
+        resolved = []
+        for start, end, _u, _o, target in unit.links:
+            path, _, fragment = target.partition("#")
+            u = chapters.get(path, -1) if path else -1
+            offset = -1
+            if u >= 0:
+                if u not in anchors:
+                    anchors[u] = dict(units[u].anchors)
+                offset = anchors[u].get(fragment, -1) if fragment else 0
+                if offset < 0:
+                    u = -1
+            resolved.append((start, end, u, offset, target))
+        if out is units:
+            out = list(units)
+        out[unit.index] = replace(unit, links=tuple(resolved))
+    return out
+
+
+_COLOPHON_NAMES = ("colophon", "okuduke", "okuzuke")
+
+
+def _is_colophon(root: Any, path: str) -> bool:
+    """A colophon document: typed so on its body or a top-level section (``epub:type``
+    colophon, DPUB-ARIA ``doc-colophon``), or named so (``colophon.xhtml``, 奥付 files)."""
+    name = posixpath.basename(path).casefold()
+    if any(word in name for word in _COLOPHON_NAMES):
+        return True
+    body = _first(root, "body")
+    candidates = [root] if body is None else [body, *[c for c in body if isinstance(c.tag, str)]]
+    for element in candidates[:6]:
+        types = (element.get("{http://www.idpf.org/2007/ops}type") or "").split()
+        classes = (element.get("class") or "").casefold().split()
+        if ("colophon" in types or element.get("role") == "doc-colophon"
+                or "colophon" in classes or (element.get("id") or "").casefold() == "colophon"):
+            return True
+    return False
+
+
+def _with_colophons(toc: list[TocEntry], units: list[SourceUnit], colophons: set[int],
+                    headings: list[str | None]) -> list[TocEntry]:
+    """A colophon in its own spine item that no contents entry points into gets an entry
+    (its own heading, else "Colophon"), so it is a section and record of its own instead of
+    the tail of the chapter before it."""
+    listed = {entry.unit_index for entry in toc}
+    out = list(toc)
+    for u in sorted(colophons - listed):
+        if not 0 <= u < len(units) or not units[u].text.strip():
+            continue
+        title = (headings[u] if u < len(headings) else None) or "Colophon"
+        at = next((i for i, e in enumerate(out) if e.unit_index > u), len(out))
+        out.insert(at, TocEntry(title=title, level=1, unit_index=u))
+    return out
 
 
 def _with_page_list(

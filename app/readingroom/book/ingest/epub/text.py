@@ -42,6 +42,15 @@ def _text_of(element: Any) -> str:
     return _collapse("".join(_text_nodes(element)))
 
 
+def _reading_of(ruby: Any) -> str:
+    """The reading of a ``<ruby>``: the text of its ``<rt>`` children (with ``<rtc>``)."""
+    parts = []
+    for child in ruby.iter():
+        if _local(child) == "rt":
+            parts.append("".join(child.itertext()))
+    return _collapse("".join(parts)).replace(" ", "")
+
+
 def _collapse(text: str) -> str:
     """HTML whitespace (not U+3000, not no-break space) collapsed to single spaces."""
     return _HTML_SPACE.sub(" ", text).strip(" ")
@@ -123,6 +132,9 @@ _VERSE_CLASSES = frozenset({"stanza", "verse", "poem", "poetry", "lg", "linegrou
 _VERSE_TYPES = frozenset({"z3998:poem", "z3998:verse"})
 _CONTENTS_TYPES = frozenset({"toc", "landmarks", "page-list"})
 _CONTENTS_ROLES = frozenset({"doc-toc", "doc-pagelist"})
+_INDEX_TYPES = frozenset({"index", "index-group", "index-entry", "index-entry-list",
+                          "index-locator-list", "index-headnotes", "index-term-categories"})
+"""The EPUB Indexes vocabulary (EPUB Indexes 1.0): a back-of-book index."""
 
 
 def _epub_type(element: Any) -> str:
@@ -158,6 +170,11 @@ def _is_verse(element: Any) -> bool:
 def _is_contents_element(element: Any) -> bool:
     types = set(_epub_type(element).split())
     return bool(types & _CONTENTS_TYPES) or (element.get("role") or "") in _CONTENTS_ROLES
+
+
+def _is_index_element(element: Any) -> bool:
+    types = set(_epub_type(element).split())
+    return bool(types & _INDEX_TYPES) or (element.get("role") or "") == "doc-index"
 
 
 # --- text ------------------------------------------------------------------------------------
@@ -214,6 +231,12 @@ class _TextBuilder:
         self.chars = 0
         self.contents_depth = 0
         self.contents_chars = 0
+        self.index_depth = 0
+        self.index_chars = 0
+        # links (index locators): open <a href> elements, and the finished (start, end, href)
+        self.link_open: list[list[Any]] = []
+        self.links_found: list[tuple[int, int, str]] = []
+        self.readings: list[tuple[int, int, str]] = []
         # Markdown: the open containers, the current leaf and its raw span
         self.frames: list[_Frame] = [_Frame("root")]
         self.leaf: list[str] = []
@@ -250,6 +273,8 @@ class _TextBuilder:
         marked = _OPS_TYPE in attrib or "epub:type" in attrib or "role" in attrib
         contents = marked and _is_contents_element(element)
         self.contents_depth += contents
+        in_index = marked and _is_index_element(element)
+        self.index_depth += in_index
         furniture = None
         if not self.furniture_depth and (marked or "class" in attrib or name in ("sup", "a")):
             furniture = self.furniture_kind(element, name)
@@ -294,7 +319,10 @@ class _TextBuilder:
         if name == "pre" and not pre:
             self.pre_leaf = True
         pre = pre or name == "pre"
-        marker = _INLINE_MARKS.get(name) if not pre and not self.code_depth else None
+        # Emphasis inside a heading stays out of its Markdown: a heading's text is its title
+        # (`# Chapter 1`, not `# **Chapter 1**`, which a heading lookup would not match).
+        marker = (_INLINE_MARKS.get(name) if not pre and not self.code_depth
+                  and not (self.heading and name in _EMPHASIS) else None)
         if marker == "`" and "`" in "".join(_text_nodes(element)):
             marker = None  # a backtick inside code: plain escaped text reads better
         elif name == "mfenced":
@@ -306,6 +334,12 @@ class _TextBuilder:
         link = self.is_chapter_link is not None and name == "a" and self.chapter_link(element)
         self.link_depth += link
         self.links += link
+        href = element.get("href") if name == "a" and furniture is None else None
+        if href:
+            self.link_open.append([href, None])
+        reading = _reading_of(element) if name == "ruby" else ""
+        if reading:
+            self.link_open.append([None, None])  # where the ruby base starts
         watched = self.watch.get(element) if self.watch else None
         if watched:
             self.pending_marks.extend(label for chunk, _o, label in watched if chunk < 0)
@@ -330,6 +364,17 @@ class _TextBuilder:
                     self.add(child.tail, pre)
         self.link_depth -= link
         self.contents_depth -= contents
+        self.index_depth -= in_index
+        if reading:
+            _none, start = self.link_open.pop()
+            if start is not None and self.length > start:
+                self.readings.append((start, self.length, reading))
+                if not self.md_quiet and self.leaf:
+                    self.leaf.append(f"《{reading}》")  # Aozora Bunko's ruby notation
+        if href:
+            _href, start = self.link_open.pop()
+            if start is not None and self.length > start:
+                self.links_found.append((start, self.length, href))
         if marker is not None:
             self.close_mark(marker)
             self.code_depth -= marker == "`"
@@ -415,6 +460,8 @@ class _TextBuilder:
                     self.link_chars += len(run)
                 if self.contents_depth:
                     self.contents_chars += len(run)
+                if self.index_depth:
+                    self.index_chars += len(run)
                 if not self.md_quiet:
                     self.leaf.append(run if self.code_depth else _md_escape(run))
                 self.leaf_end = self.length
@@ -478,6 +525,10 @@ class _TextBuilder:
             self.pending_marks.clear()
         if self.furniture_depth and self.furniture_start is None:
             self.furniture_start = self.length
+        if self.link_open:
+            for opened in self.link_open:
+                if opened[1] is None:
+                    opened[1] = self.length
         if self.leaf_start is None:
             self.leaf_start = self.length
         if not self.md_quiet:
@@ -492,11 +543,13 @@ class _TextBuilder:
         self.parts.append(token)
         self.length += len(token)
         self.chars += len(token)
-        if self.link_depth or self.contents_depth:
+        if self.link_depth or self.contents_depth or self.index_depth:
             if self.link_depth:
                 self.link_chars += len(token)
             if self.contents_depth:
                 self.contents_chars += len(token)
+            if self.index_depth:
+                self.index_chars += len(token)
         self.leaf_end = self.length
         self.last = token[-1]
 
@@ -673,8 +726,12 @@ class _TextBuilder:
         )
         furniture = tuple((s, min(e, end), k) for s, e, k in self.furniture if s < end)
         marks = tuple((min(o, end), label) for o, label in self.page_marks)
+        links = tuple((s, min(e, end), href) for s, e, href in self.links_found if s < end)
+        readings = tuple((s, min(e, end), r) for s, e, r in self.readings if s < end)
+        index = bool(self.chars) and self.index_chars * 2 >= self.chars
         return _Built(text, anchors, blocks, furniture, marks, self.contents_like(),
-                      frozenset(self.notes_referenced), frozenset(self.notes_defined))
+                      frozenset(self.notes_referenced), frozenset(self.notes_defined),
+                      index, links, readings)
 
     def contents_like(self) -> bool:
         """Mostly a toc/landmarks/page-list element, or mostly links to other chapters."""
@@ -693,6 +750,7 @@ _MATH_SLOTS = {
     "mfrac": {0: "(", 1: "/("},
 }
 _CLOSERS = {"\\_{": "}", "^{": "}", "(": ")", "/(": ")", "√(": ")"}
+_EMPHASIS = frozenset({"em", "i", "cite", "var", "dfn", "strong", "b"})
 _INLINE_MARKS = {
     "em": "*", "i": "*", "cite": "*", "var": "*", "dfn": "*", "strong": "**", "b": "**",
     "code": "`", "kbd": "`", "samp": "`", "tt": "`", "msqrt": "√(",
@@ -712,3 +770,9 @@ class _Built:
     """Footnote labels the blocks refer to (``[^label]``)."""
     notes_defined: frozenset[str]
     """Footnote labels the blocks define (``[^label]: …``)."""
+    index: bool = False
+    """The chapter is mostly a back-of-book index (EPUB index vocabulary)."""
+    links: tuple[tuple[int, int, str], ...] = ()
+    """``(start, end, href)`` of every link's text, in order (kept for index pages)."""
+    readings: tuple[tuple[int, int, str], ...] = ()
+    """``(start, end, reading)`` of every ruby base with its reading (``<rt>``)."""

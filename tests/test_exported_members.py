@@ -68,16 +68,12 @@ def _imported_names(name: str) -> list[tuple[str, str]]:
 
 
 IMPORTS_PRIVATE_NAMES = frozenset({
-    "readingroom.book.ingest.epub.navigation",
-    "readingroom.book.ingest.epub.package",
-    "readingroom.book.ingest.epub.reader",
-    "readingroom.book.ingest.epub.text",
     "readingroom.book.library.batch",
     "readingroom.book.server",
     "readingroom.book.service",
 })
-"""Modules still taking private or unexported names from their neighbours (the EPUB reader's
-import circle, book/'s render and locate constants, the library's use of package's pid check:
+"""Modules still taking private or unexported names from their neighbours (book/'s render and
+locate constants, the library's use of package's pid check:
 book/ is redrawn by issue 19 §3). Strict: a module that is fixed fails here until it is taken
 off the list."""
 

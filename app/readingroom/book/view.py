@@ -37,7 +37,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from statistics import median
 
-from .ingest.pdf_blocks import book_compounds, line_hyphen
+from .ingest.pdf.blocks import book_compounds, line_hyphen
 from .model import SourceUnit
 from .text import is_cjk, strip_controls
 

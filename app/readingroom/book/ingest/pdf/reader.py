@@ -3,15 +3,15 @@
 One MuPDF text page per page, read as ``blocks``: that costs what plain ``get_text()`` costs
 and also gives each block's rectangle, which the reading order and the outline offsets need.
 A Latin page also reads the same text page as XHTML, for the emphasis of its Markdown blocks
-(:mod:`.pdf_blocks`; cheap, unlike ``dict``). Only a page with CJK text reads it as ``dict``
+(:mod:`.blocks`; cheap, unlike ``dict``). Only a page with CJK text reads it as ``dict``
 (line directions and boxes), because only there can vertical writing or wrapped CJK lines need
 assembling. Pages are streamed: no Page object outlives its turn.
 
 After the last page, what needs the whole book is added to the units (their text never
 changes, so locators stay valid): page furniture (running heads, folios, verse line numbers,
-:mod:`.pdf_furniture`), printed page numbers inferred from the folios when the PDF has no page
+:mod:`.furniture`), printed page numbers inferred from the folios when the PDF has no page
 labels (``label_inferred``), the ``contents`` role of printed contents pages
-(:mod:`.pdf_contents`), the outline placed on the pages (a running head never takes an entry; a
+(:mod:`.contents`), the outline placed on the pages (a running head never takes an entry; a
 section number printed before a title belongs to it), and the Markdown blocks. A PDF without a
 metadata title (or with a file name there) takes its first heading: the largest type on the
 first text page, else the first outline entry that names more than "Contents".
@@ -59,12 +59,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...core.errors import Code, CoreError
-from ..model import Block, FurnitureSpan, SourceDocument, SourceUnit, TocEntry
-from ..ocr import OcrPlan
-from ..text import is_cjk, normalise, normalise_with_offsets
-from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
-from .pdf_blocks import (
+from ....core.errors import Code, CoreError
+from ...model import Block, FurnitureSpan, SourceDocument, SourceUnit, TocEntry
+from ...ocr import OcrPlan
+from ...text import is_cjk, normalise, normalise_with_offsets
+from .blocks import (
     book_compounds,
     emphasis_runs,
     font_headings,
@@ -72,14 +71,15 @@ from .pdf_blocks import (
     page_blocks,
     place_emphasis,
 )
-from .pdf_contents import ContentsJudge
-from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
-from .pdf_headings import heading_depth, looks_fused, numbered_bold_lines, spaced_text
-from .pdf_notes import SYMBOL_MARKERS, body_line_height, footnote_label, note_markers, sup_runs
-from .pdf_tables import TableBudget, looks_tabular, merge_tables, page_tables
+from .contents import ContentsJudge
+from .furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
+from .headings import heading_depth, looks_fused, numbered_bold_lines, spaced_text
+from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
+from .notes import SYMBOL_MARKERS, body_line_height, footnote_label, note_markers, sup_runs
+from .tables import TableBudget, looks_tabular, merge_tables, page_tables
 
 if TYPE_CHECKING:
-    from ..ocr import OcrSession
+    from ...ocr import OcrSession
 
 __all__ = ["IMAGE_ONLY_REMEDIATION", "read_pdf"]
 
@@ -100,7 +100,7 @@ _CJK_HINT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u
 _CJK_MIN = 4
 _TABLE_SHARE = 0.15
 """Looking for ruled tables may cost this share of the time spent reading the pages (see
-:mod:`.pdf_tables`)."""
+:mod:`.tables`)."""
 
 
 def _pymupdf() -> Any:
@@ -148,7 +148,7 @@ def read_pdf(
     try:
         if ocr is None:
             return _read_document(pymupdf, doc, path, progress, allow_image_only, None)
-        from ..ocr import OcrSession
+        from ...ocr import OcrSession
 
         with OcrSession(path, ocr.engine, ocr.options) as session:
             return _read_document(pymupdf, doc, path, progress, allow_image_only,
@@ -220,11 +220,11 @@ def _read_document(
     layouts: dict[int, _Layout] = {}
     # Pages that outline entries point into wait for the furniture (see _resolve_entries).
     held: dict[int, PageText] = {}
-    # Ruled tables (see .pdf_tables), searched on grid-like pages within a time budget.
+    # Ruled tables (see .tables), searched on grid-like pages within a time budget.
     tables: dict[int, tuple[Block, ...]] = {}
     budget = TableBudget(_TABLE_SHARE)
     tables_unsearched: list[int] = []  # grid-like pages left unsearched: the budget was spent
-    notes: dict[int, list[FurnitureSpan]] = {}  # note markers (see .pdf_notes)
+    notes: dict[int, list[FurnitureSpan]] = {}  # note markers (see .notes)
     unmapped: dict[int, int] = {}  # page → glyphs without Unicode read as word breaks
     ocr_read: dict[int, dict[str, Any]] = {}  # page → what OCR says about the page it read
     ocr_failed: dict[int, str] = {}  # page → why OCR could not read it
@@ -528,7 +528,7 @@ def _with_blocks(
     printed: set[tuple[int, int]] | None = None,
     ends: dict[int, dict[int, int]] | None = None,
 ) -> list[SourceUnit]:
-    """The units with their Markdown blocks (see :mod:`.pdf_blocks`); text unchanged.
+    """The units with their Markdown blocks (see :mod:`.blocks`); text unchanged.
 
     Headings are the outline's entries that start at a printed heading (``printed``:
     ``(page, offset)``; None: all of them); a PDF without an outline takes them from type
@@ -595,7 +595,7 @@ def _layout_toc(
     doc: Any, units: list[SourceUnit], layouts: dict[int, _Layout]
 ) -> tuple[list[TocEntry], dict[int, dict[int, int]]]:
     """Contents entries of a PDF without an outline, from its printed headings (see
-    :mod:`.pdf_headings`), and where each heading's text ends, per page.
+    :mod:`.headings`), and where each heading's text ends, per page.
 
     Running heads and contents pages give none. A heading whose words look fused is spelt
     with the spaces its glyph positions show.
@@ -709,7 +709,7 @@ def _largest_line(page: Any) -> str | None:
     """The lines set in the page's largest type, when that type stands out from the body.
 
     Word spaces fused by tight kerning are rebuilt from the glyph positions
-    (:func:`.pdf_headings.spaced_text`).
+    (:func:`.headings.spaced_text`).
     """
     data = page.get_text("rawdict", flags=0)
     lines: list[tuple[float, str]] = []
@@ -1326,7 +1326,7 @@ def _footnotes_last(
     height: float,
 ) -> tuple[list[Box], dict[int, tuple[str, ...]]]:
     """The blocks with the page's footnotes moved after its body, in their order down the
-    page, and each footnote block's labels (see :mod:`.pdf_notes`)."""
+    page, and each footnote block's labels (see :mod:`.notes`)."""
     sizes = [(b.y1 - b.y0, len(cleaned[id(b)])) for b in ordered if cleaned[id(b)]]
     body = body_line_height(sizes)
     if body is None:

@@ -26,6 +26,7 @@ from .. import __version__
 from ..core.envelope import Envelope, Level, QueryInfo, ResultInfo, utc_now_iso
 from ..core.errors import Code, CoreError
 from ..core.files import write_atomically
+from .confinement import Confinement
 from .locate import SourceText, check_locator, parse_locator
 from .model import Record, SourceDocument, SourceUnit
 from .package import (
@@ -196,16 +197,17 @@ def _record_from_json(data: dict[str, Any]) -> Record:
 
 
 class BookService:
-    """The Core over one data folder; optionally limited to some book ids (single-book MCP)."""
+    """The Core over one data folder; optionally serving one book only (single-book MCP)."""
 
-    def __init__(self, data_dir: Path | str, *, allowed_ids: set[str] | None = None,
+    def __init__(self, data_dir: Path | str, *, served: str | None = None,
                  semantic: SemanticConfig | SemanticRuntime | None = None,
                  reranker: Reranker | None = None,
                  page_renderer: Callable[..., RenderedPage] | None = None) -> None:
         self.registry = Registry(data_dir)
         # How PDF pages are rendered (the MCP server renders in child processes).
         self.page_renderer = page_renderer
-        self.allowed_ids = allowed_ids
+        # The one-book rule (.confinement): None serves every registered book.
+        self.confinement = Confinement(served)
         # Optional search modes chosen at launch; the model loads once, in warm_up().
         self.semantic, self.reranker = _semantic_runtime(semantic), reranker
         self._cache: OrderedDict[tuple[str, int], _Loaded] = OrderedDict()
@@ -219,14 +221,7 @@ class BookService:
 
     def _package(self, book_id: str) -> BookPackage:
         check_book_id(book_id)
-        if self.allowed_ids is not None and book_id not in self.allowed_ids:
-            raise CoreError(
-                Code.BOOK_NOT_FOUND,
-                f"This server does not serve book {book_id!r}.",
-                details={"served": sorted(self.allowed_ids)},
-                remediation="Use one of the served book ids (book_list).",
-            )
-        return self.registry.get(book_id)
+        return self.registry.get(self.confinement.check(book_id))
 
     def _load(self, book_id: str) -> _Loaded:
         pkg = self._package(book_id)
@@ -445,7 +440,7 @@ class BookService:
         items = []
         env = self._env("book_list")
         for book_id in self.registry.list_ids():
-            if self.allowed_ids is not None and book_id not in self.allowed_ids:
+            if not self.confinement.allows(book_id):
                 continue
             try:
                 pkg = self.registry.get(book_id)
@@ -794,7 +789,7 @@ class BookService:
     def warm_library(self) -> None:
         """Start bringing an existing library index up to date in the background (the MCP
         server serving every book calls this once the session starts)."""
-        if self.allowed_ids is None:
+        if self.confinement.served is None:
             index, _searcher, catch_up = self.library()
             if index.exists():
                 catch_up.start()
@@ -831,7 +826,8 @@ class BookService:
                                 remediation="Omit it to search every book.")
         selection = Selection(book_ids=ids, collection=_label_arg(collection, "collection"),
                               tag=_label_arg(tag, "tag"))
-        allowed = frozenset(self.allowed_ids) if self.allowed_ids is not None else None
+        served = self.confinement.served
+        allowed = frozenset({served}) if served is not None else None
         index, searcher, catch_up = self.library()
         if wait is None:
             try:

@@ -4,7 +4,7 @@
 the history up to a head cited earlier; ``report`` lists which terms were searched where and
 when, as Markdown to paste into a methods section or as CSV for a spreadsheet, and gives the
 head to cite. Both say what the chain proves and what it cannot
-(:data:`~readingroom.core.ledger.PROOF_LIMITS`). This is the admin CLI, not an MCP server, so
+(:data:`~readingroom.core.verification.PROOF_LIMITS`). This is the admin CLI, not an MCP server, so
 it writes to stdout.
 
 The terms in the ledger are chosen by an assistant, which injected text can steer, so both
@@ -31,8 +31,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.files import write_atomically
-from ..core.ledger import PROOF_LIMITS, VerifyReport, is_head_hash, iter_receipts, verify
+from ..core.ledger import iter_receipts
 from ..core.settings import ENV_RECEIPT_LOG
+from ..core.verification import PROOF_LIMITS, VerifyReport, is_head_hash, verify
 
 __all__ = [
     "CSV_COLUMNS",

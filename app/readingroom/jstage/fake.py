@@ -1,0 +1,202 @@
+"""A loopback fake of the J-STAGE WebAPI (``service=2`` and ``3``) that logs every request.
+
+Serves the hand-made answers in ``canned/``; requests are handled on parallel threads on
+purpose, so two at once are *seen* overlapping. Timing is taken where J-STAGE would see it (as
+the NDL fake does): ``arrived`` at the accept (HTTP/1.0, one request per connection),
+``answered`` just before the one write of the response, ``finished`` after it.
+
+The endpoint is ``/searchapi/do``. ``service=2`` answers ``volumes.xml``; ``service=3``
+answers ``articles.xml``, or ``issue.xml`` for a ``cdjournal`` with a ``vol`` (the DOI lookup),
+or ``err001.xml`` for the ``cdjournal`` ``nosuch``. At most ``count`` entries are returned.
+Magic words in any parameter:
+
+==================  ===========================================================
+word                answer
+==================  ===========================================================
+``__none__``        ``zero.xml`` (a count of 0, one empty ``<entry/>``)
+``__err001__``      ``err001.xml``; ``__err003__``, ``__err004__``, ``__sys009__``,
+                    ``__warn002__`` likewise
+``__429__``         HTTP 429 with ``Retry-After: 1`` every time
+``__429once__``     HTTP 429 the first time this query is seen, then the answer
+``__503__``         HTTP 503 every time
+``__html__``        HTTP 200 with an HTML maintenance page
+``__truncated__``   HTTP 200 with the XML cut in half
+``__slow__``        the answer after :attr:`FakeJstage.slow_seconds`
+==================  ===========================================================
+
+:attr:`FakeJstage.script` lets a test put any answer on the wire: ``(params) -> (status,
+headers, body) | None``, asked first.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler
+from importlib import resources
+from itertools import pairwise
+from urllib.parse import parse_qsl, urlsplit
+from xml.sax.saxutils import escape
+
+from ..core.loopback import LoopbackServer
+
+__all__ = ["Answer", "FakeJstage", "RequestRecord", "Script", "canned"]
+
+Answer = tuple[int, dict[str, str], bytes]
+"""(status, headers, body) of one answer."""
+Script = Callable[[dict[str, str]], "Answer | None"]
+"""(query parameters) → an answer, or None for the canned one."""
+SLOW_S = 3.0
+_XML = {"Content-Type": "application/atom+xml;charset=UTF-8"}
+_HTML = (b"<!DOCTYPE html><html><head><title>Maintenance</title></head>"
+         b"<body><h1>J-STAGE WebAPI is under maintenance</h1></body></html>")
+_STATUS_WORDS = {"__err001__": "err001.xml", "__err003__": "err003.xml",
+                 "__err004__": "err004.xml", "__sys009__": "sys_err009.xml",
+                 "__warn002__": "warn002.xml", "__none__": "zero.xml"}
+
+
+def canned(name: str) -> bytes:
+    """A canned answer shipped with the package."""
+    return resources.files("readingroom.jstage").joinpath("canned", name).read_bytes()
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One request as the fake saw it (monotonic seconds)."""
+
+    arrived: float
+    answered: float
+    finished: float
+    params: dict[str, str]
+    status: int
+
+
+class FakeJstage(LoopbackServer):
+    """Run with ``with FakeJstage(latency=0.05) as fake: fake.url``.
+
+    Args:
+        latency: seconds each answer waits before it is written.
+        slow_seconds: the extra wait of a ``__slow__`` request.
+    """
+
+    def __init__(self, latency: float = 0.0, *, slow_seconds: float = SLOW_S) -> None:
+        super().__init__()
+        self.latency = latency
+        self.slow_seconds = slow_seconds
+        self.script: Script | None = None
+        self._log: list[RequestRecord] = []
+        self._seen: set[str] = set()
+        self._in_flight = 0
+        self.max_in_flight = 0
+
+    @property
+    def url(self) -> str:
+        """The WebAPI endpoint, for JSTAGE_API_URL."""
+        return f"{self.origin}/searchapi/do"
+
+    def env(self) -> dict[str, str]:
+        """The variables that point jstage-mcp here."""
+        return {"JSTAGE_API_URL": self.url}
+
+    @property
+    def log(self) -> list[RequestRecord]:
+        """A copy of the request log, in order of arrival."""
+        with self._lock:
+            return sorted(self._log, key=lambda r: r.arrived)
+
+    def overlaps(self) -> int:
+        """How many requests arrived before the previous one had been answered."""
+        return sum(1 for a, b in pairwise(self.log) if b.arrived < a.finished)
+
+    def gaps(self) -> list[float]:
+        """Seconds between consecutive arrivals."""
+        return [b.arrived - a.arrived for a, b in pairwise(self.log)]
+
+    def floor_gaps(self) -> list[float]:
+        """Seconds from each answer to the next arrival: the courtesy floor as kept here."""
+        return [b.arrived - a.answered for a, b in pairwise(self.log)]
+
+    # ---------------------------------------------------------------- serving
+    def _accepted(self, conn: socket.socket) -> None:
+        super()._accepted(conn)
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
+    def _forget(self, conn: socket.socket) -> float | None:
+        arrived = super()._forget(conn)
+        if arrived is not None:
+            with self._lock:
+                self._in_flight -= 1
+        return arrived
+
+    def _handle(self, req: BaseHTTPRequestHandler, method: str = "GET") -> None:
+        arrived = self.arrival(req.request)
+        split = urlsplit(req.path)
+        params = dict(parse_qsl(split.query, keep_blank_values=True))
+        words = " ".join(params.values())
+        status, headers, body = self._choose(split.path, params, words, req.path)
+        delay = self.latency + (self.slow_seconds if "__slow__" in words else 0.0)
+        if delay:
+            time.sleep(delay)
+        head = [f"HTTP/1.0 {status} {req.responses.get(status, ('',))[0]}",
+                f"Date: {formatdate(usegmt=True)}", "Connection: close",
+                f"Content-Length: {len(body)}", *(f"{k}: {v}" for k, v in headers.items())]
+        message = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
+        answered = time.monotonic()
+        try:
+            req.wfile.write(message)
+            req.wfile.flush()
+        finally:
+            with self._lock:
+                self._log.append(RequestRecord(arrived, answered, time.monotonic(), params,
+                                               status))
+
+    def _choose(self, path: str, params: dict[str, str], words: str, raw: str) -> Answer:
+        if self.script is not None:
+            scripted = self.script(params)
+            if scripted is not None:
+                return scripted
+        if path != "/searchapi/do":
+            return 404, {"Content-Type": "text/plain"}, b"Not Found"
+        if "__429once__" in words:
+            with self._lock:
+                first = raw not in self._seen
+                self._seen.add(raw)
+            if first:
+                return 429, {"Retry-After": "1"}, b""
+        elif "__429__" in words:
+            return 429, {"Retry-After": "1"}, b""
+        if "__503__" in words:
+            return 503, {"Content-Type": "text/plain"}, b"Service Unavailable"
+        if "__html__" in words:
+            return 200, {"Content-Type": "text/html; charset=UTF-8"}, _HTML
+        name = next((file for word, file in _STATUS_WORDS.items() if word in words), None)
+        if name is None:
+            if params.get("service") == "2":
+                name = "volumes.xml"
+            elif params.get("cdjournal") == "nosuch":
+                name = "err001.xml"
+            elif params.get("cdjournal") and params.get("vol"):
+                name = "issue.xml"
+            else:
+                name = "articles.xml"
+        body = self._fill(canned(name), raw, params.get("count", ""))
+        if "__truncated__" in words:
+            body = body[: len(body) // 2]
+        return 200, _XML, body
+
+    def _fill(self, body: bytes, raw: str, count: str) -> bytes:
+        """The request URL in place of ``{request_url}``; at most ``count`` entries."""
+        text = body.decode("utf-8").replace("{request_url}", escape(f"{self.origin}{raw}",
+                                                                     {'"': "&quot;"}))
+        first, last = text.find("  <entry>"), text.rfind("</entry>")
+        if count.isdigit() and first != -1 and last != -1:
+            end = last + len("</entry>")
+            entries = [e for e in text[first:end].split("</entry>") if e.strip()]
+            kept = entries[: max(1, int(count))]
+            text = text[:first] + "".join(e + "</entry>" for e in kept) + text[end:]
+        return text.encode("utf-8")

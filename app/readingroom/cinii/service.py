@@ -237,7 +237,7 @@ class CiniiService:
                          f"CiNii Research sent {len(results)} records where {asked} were asked; "
                          f"the first {asked} are shown.")
             results = results[:asked]
-        matched = [t.field for t in terms if t.match is not MatchKind.range]
+        matched = [t.field for t in terms if t.match != MatchKind.range]
         items: list[dict[str, Any]] = []
         untitled = 0
         for res in results:
@@ -471,14 +471,14 @@ def _scrub(env: Envelope, secret: str) -> Envelope:
 
 
 def _match_type(terms: Sequence[TermUse]) -> str:
-    kinds = {t.match for t in terms if t.match is not MatchKind.range}
+    kinds = {t.match for t in terms if t.match != MatchKind.range}
     return "exact" if kinds == {MatchKind.exact} else "partial"
 
 
 def _zero_hint(terms: Sequence[TermUse]) -> str:
     if any(has_latin(t.term) for t in terms if FIELDS[t.field].free_text):
         return "A Latin-script term may be the reason; try the Japanese-script form."
-    if len([t for t in terms if t.match is not MatchKind.range]) > 1:
+    if len([t for t in terms if t.match != MatchKind.range]) > 1:
         return "Every term must match; drop one field to widen the search."
     return "Try a shorter or alternative form of the term, or another record type."
 

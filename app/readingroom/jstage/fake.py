@@ -43,7 +43,7 @@ from xml.sax.saxutils import escape
 
 from ..core.loopback import LoopbackServer
 
-__all__ = ["Answer", "FakeJstage", "RequestRecord", "Script", "canned"]
+__all__ = ["Answer", "FakeJstage", "RequestRecord", "Script", "canned", "canned_answer"]
 
 Answer = tuple[int, dict[str, str], bytes]
 """(status, headers, body) of one answer."""
@@ -170,33 +170,39 @@ class FakeJstage(LoopbackServer):
                 return 429, {"Retry-After": "1"}, b""
         elif "__429__" in words:
             return 429, {"Retry-After": "1"}, b""
-        if "__503__" in words:
-            return 503, {"Content-Type": "text/plain"}, b"Service Unavailable"
-        if "__html__" in words:
-            return 200, {"Content-Type": "text/html; charset=UTF-8"}, _HTML
-        name = next((file for word, file in _STATUS_WORDS.items() if word in words), None)
-        if name is None:
-            if params.get("service") == "2":
-                name = "volumes.xml"
-            elif params.get("cdjournal") == "nosuch":
-                name = "err001.xml"
-            elif params.get("cdjournal") and params.get("vol"):
-                name = "issue.xml"
-            else:
-                name = "articles.xml"
-        body = self._fill(canned(name), raw, params.get("count", ""))
-        if "__truncated__" in words:
-            body = body[: len(body) // 2]
-        return 200, _XML, body
+        return canned_answer(params, f"{self.origin}{raw}")
 
-    def _fill(self, body: bytes, raw: str, count: str) -> bytes:
-        """The request URL in place of ``{request_url}``; at most ``count`` entries."""
-        text = body.decode("utf-8").replace("{request_url}", escape(f"{self.origin}{raw}",
-                                                                     {'"': "&quot;"}))
-        first, last = text.find("  <entry>"), text.rfind("</entry>")
-        if count.isdigit() and first != -1 and last != -1:
-            end = last + len("</entry>")
-            entries = [e for e in text[first:end].split("</entry>") if e.strip()]
-            kept = entries[: max(1, int(count))]
-            text = text[:first] + "".join(e + "</entry>" for e in kept) + text[end:]
-        return text.encode("utf-8")
+
+def canned_answer(params: dict[str, str], request_url: str) -> Answer:
+    """The canned answer the fake gives for ``params`` (every magic word but the 429s)."""
+    words = " ".join(params.values())
+    if "__503__" in words:
+        return 503, {"Content-Type": "text/plain"}, b"Service Unavailable"
+    if "__html__" in words:
+        return 200, {"Content-Type": "text/html; charset=UTF-8"}, _HTML
+    name = next((file for word, file in _STATUS_WORDS.items() if word in words), None)
+    if name is None:
+        if params.get("service") == "2":
+            name = "volumes.xml"
+        elif params.get("cdjournal") == "nosuch":
+            name = "err001.xml"
+        elif params.get("cdjournal") and params.get("vol"):
+            name = "issue.xml"
+        else:
+            name = "articles.xml"
+    body = _fill(canned(name), request_url, params.get("count", ""))
+    if "__truncated__" in words:
+        body = body[: len(body) // 2]
+    return 200, _XML, body
+
+
+def _fill(body: bytes, request_url: str, count: str) -> bytes:
+    """The request URL in place of ``{request_url}``; at most ``count`` entries."""
+    text = body.decode("utf-8").replace("{request_url}", escape(request_url, {'"': "&quot;"}))
+    first, last = text.find("  <entry>"), text.rfind("</entry>")
+    if count.isdigit() and first != -1 and last != -1:
+        end = last + len("</entry>")
+        entries = [e for e in text[first:end].split("</entry>") if e.strip()]
+        kept = entries[: max(1, int(count))]
+        text = text[:first] + "".join(e + "</entry>" for e in kept) + text[end:]
+    return text.encode("utf-8")

@@ -111,7 +111,9 @@ def split_doi(doi: str) -> tuple[str, dict[str, str]] | None:
     journal = parts[0]
     if not _CODE.match(journal) or not journal[0].isalpha():
         return None
-    query = {"cdjournal": journal}
+    # Journal codes are lower case on J-STAGE (jsbpjjpp, numa, johokanri); DOIs are not
+    # case-sensitive, so 10.11249/JSBPJJPP.23.1_53 names the same article.
+    query = {"cdjournal": journal.lower()}
     if len(parts) > 1 and parts[1].isdigit():
         query["vol"] = parts[1]
         if len(parts) > 2 and "_" in parts[2] and parts[2].split("_")[0].isdigit():
@@ -294,7 +296,7 @@ class JstageService:
                          f"J-STAGE sent {len(entries)} entries where {asked} were asked; the "
                          f"first {asked} are shown.")
             entries = entries[:asked]
-        matched = [t.field for t in terms if t.match is not MatchKind.range]
+        matched = [t.field for t in terms if t.match != MatchKind.range]
         items: list[dict[str, Any]] = []
         for entry in entries:
             if entry.item is None:
@@ -504,7 +506,7 @@ def _build(fields: Mapping[str, Any], specs: Mapping[str, FieldSpec],
         params[spec.param] = value
         terms.append(TermUse(field=name, term=value, index=spec.param, match=spec.match,
                              script=detect_script(value)))
-    wanted = need or [n for n, s in specs.items() if s.match is not MatchKind.range]
+    wanted = need or [n for n, s in specs.items() if s.match != MatchKind.range]
     if not any(t.field in wanted for t in terms):
         raise _invalid(f"Give at least one of {', '.join(wanted)}: a request by years alone "
                        "is not sent.", None)
@@ -552,14 +554,14 @@ def _dump(item: Any) -> dict[str, Any]:
 
 
 def _match_type(terms: Sequence[TermUse]) -> str:
-    kinds = {t.match for t in terms if t.match is not MatchKind.range}
+    kinds = {t.match for t in terms if t.match != MatchKind.range}
     return "exact" if kinds == {MatchKind.exact} else "partial"
 
 
 def _zero_hint(terms: Sequence[TermUse], specs: Mapping[str, FieldSpec]) -> str:
     if any(has_latin(t.term) for t in terms if specs[t.field].free_text):
         return "A Latin-script term may be the reason; try the Japanese-script form."
-    if len([t for t in terms if t.match is not MatchKind.range]) > 1:
+    if len([t for t in terms if t.match != MatchKind.range]) > 1:
         return "Every term must match; drop one field to widen the search."
     return "Try an alternative or shorter form of the term, or the text field (full text)."
 

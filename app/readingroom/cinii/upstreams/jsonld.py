@@ -113,7 +113,8 @@ def crid_of(value: Any) -> str | None:
     """The CRID in a record's ``@id`` (``https://cir.nii.ac.jp/crid/<id>[.json]``), or None."""
     if not isinstance(value, str):
         return None
-    match = _CRID_IN_URL.search(value.strip())
+    path = value.strip().split("#", 1)[0].split("?", 1)[0]
+    match = _CRID_IN_URL.search(path)
     return match.group(1) if match else None
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.cinii.upstream import APPID, Upstream, service
 
 from readingroom.core.clock import FakeClock
-from tests.cinii.upstream import APPID, Upstream, service
 
 pytestmark = pytest.mark.anyio
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from tests.cinii.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
-from tests.cinii.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.cinii.upstream import Upstream, service
 
 from readingroom.cinii.fake import canned
 from readingroom.core.clock import FakeClock
-from tests.cinii.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

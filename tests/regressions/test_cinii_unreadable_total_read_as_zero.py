@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.cinii.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
-from tests.cinii.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

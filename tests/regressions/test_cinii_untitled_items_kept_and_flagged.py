@@ -5,9 +5,9 @@ and a diagnostic counts them; it is never dropped from ``items``."""
 from __future__ import annotations
 
 import pytest
+from tests.cinii.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
-from tests.cinii.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

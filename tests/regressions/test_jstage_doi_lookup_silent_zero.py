@@ -7,10 +7,10 @@ found, it is the article; not found, ``NOT_FOUND`` pointing at the search, never
 from __future__ import annotations
 
 import pytest
+from tests.jstage.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
 from readingroom.jstage.fake import canned
-from tests.jstage.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

@@ -6,9 +6,9 @@ retried (J-STAGE asked for fewer requests), and HTTP 429 means the same."""
 from __future__ import annotations
 
 import pytest
+from tests.jstage.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
-from tests.jstage.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

@@ -6,9 +6,9 @@ a refusal (4xx) is ``API_ERROR``, a 429 ``RATE_LIMITED`` after one retry, a 5xx
 from __future__ import annotations
 
 import pytest
+from tests.jstage.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
-from tests.jstage.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

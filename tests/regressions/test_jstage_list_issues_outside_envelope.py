@@ -9,10 +9,10 @@ import json
 
 import jsonschema
 import pytest
+from tests.jstage.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
 from readingroom.core.envelope import response_schema
-from tests.jstage.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 VALIDATOR = jsonschema.Draft202012Validator(response_schema())

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from tests.jstage.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
-from tests.jstage.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from tests.jstage.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
 from readingroom.jstage.fake import canned
-from tests.jstage.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

@@ -6,10 +6,10 @@ title or DOI is kept (``title_missing``) and counted."""
 from __future__ import annotations
 
 import pytest
+from tests.jstage.upstream import Upstream, service
 
 from readingroom.core.clock import FakeClock
 from readingroom.jstage.fake import canned
-from tests.jstage.upstream import Upstream, service
 
 pytestmark = pytest.mark.anyio
 

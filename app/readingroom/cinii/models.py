@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
-    "Creator",
     "CiniiItem",
+    "Creator",
     "ItemResult",
     "LangText",
     "RecordPage",

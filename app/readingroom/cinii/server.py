@@ -17,8 +17,8 @@ from ..core.clock import Clock
 from ..core.envelope import Envelope, SourceStatus
 from ..core.mcpkit import ToolSpec, build_server
 from . import ENV_APPID, SERVER
-from .sources import CINII
 from .service import CiniiService
+from .sources import CINII
 from .upstreams.courtesy import MAX_RECORDS
 
 __all__ = [

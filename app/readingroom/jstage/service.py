@@ -250,13 +250,13 @@ class JstageService:
                         return await self._found(env, entry.item, exchange.params, normalized)
             if refusal is None and unreadable and (total is None or checked >= total
                                                    or not feed.entries):
-                err = _malformed(f"{unreadable} of the {checked} articles of {lookup} could "
-                                 "not be read, so the DOI may be among them")
-                return await self._failed(env, err, [], exchange.params,
+                unsure = _malformed(f"{unreadable} of the {checked} articles of {lookup} "
+                                    "could not be read, so the DOI may be among them")
+                return await self._failed(env, unsure, [], exchange.params,
                                           query=f"doi={normalized}")
             if refusal is not None or total is None or checked >= total or not feed.entries:
                 return await self._not_found(env, normalized, lookup, checked, exchange.params)
-        err = CoreError(
+        window = CoreError(
             Code.API_ERROR,
             f"J-STAGE's {lookup} holds {total} articles; this lookup reads at most "
             f"{MAX_LOOKUP_PAGES * MAX_RECORDS} of them and the DOI was not among those. The "
@@ -265,7 +265,7 @@ class JstageService:
                      "checked": checked, "total": total},
             remediation="Find the article with jstage_search_articles (its title or author, "
             "with cdjournal) instead.")
-        return await self._failed(env, err, [], {"service": "3", **params},
+        return await self._failed(env, window, [], {"service": "3", **params},
                                   query=f"doi={normalized}")
 
     # ------------------------------------------------------------------ envelopes

@@ -135,9 +135,9 @@ def _item(raw: Mapping[str, Any], crid: str) -> CiniiItem:
         starting_page=start_page,
         ending_page=end_page,
         pages=f"{start_page}-{end_page}" if start_page and end_page else start_page or end_page,
-        doi=(identifiers.get("DOI") or [None])[0],
-        naid=(identifiers.get("NAID") or [None])[0],
-        ncid=(identifiers.get("NCID") or [None])[0],
+        doi=_first(identifiers, "DOI"),
+        naid=_first(identifiers, "NAID"),
+        ncid=_first(identifiers, "NCID"),
         isbn=isbn,
         issn=issn,
         identifiers=identifiers,
@@ -148,6 +148,11 @@ def _item(raw: Mapping[str, Any], crid: str) -> CiniiItem:
         data_sources=sources,
         related=related_links(identifiers, urls, source_ids),
     )
+
+
+def _first(identifiers: Mapping[str, list[str]], kind: str) -> str | None:
+    values = identifiers.get(kind)
+    return values[0] if values else None
 
 
 def _link(value: Any) -> str | None:

@@ -143,7 +143,7 @@ def add_identifier(identifiers: dict[str, list[str]], kind: Any, value: Any) -> 
         kind = "untyped"
     name = kind.strip().removeprefix("cir:")[:40]
     text = first_text(value)
-    if text is None or len(identifiers) >= MAX_VALUES and name not in identifiers:
+    if text is None or (len(identifiers) >= MAX_VALUES and name not in identifiers):
         return
     values = identifiers.setdefault(name, [])
     if text not in values and len(values) < MAX_VALUES:

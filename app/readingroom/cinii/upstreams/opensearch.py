@@ -49,6 +49,7 @@ __all__ = [
     "OpenSearchExchange",
     "decode",
     "parse",
+    "parse_item",
     "record_type_of",
 ]
 

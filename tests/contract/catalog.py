@@ -24,14 +24,14 @@ from readingroom.cinii import SERVER as CINII
 from readingroom.cinii.fake import FakeCinii
 from readingroom.core.declaration import ServerInfo
 from readingroom.heritage import SERVER as HERITAGE
-from readingroom.heritage.fake_upstreams import FakeUpstreams
+from readingroom.heritage.fake import FakeUpstreams
 from readingroom.jstage import SERVER as JSTAGE
 from readingroom.jstage.fake import FakeJstage
 from readingroom.literature import SERVER as LITERATURE
-from readingroom.literature.fake_providers import FakeProviders
+from readingroom.literature.fake import FakeProviders
 from readingroom.ndl import ENV_NDL_SRU_URL
 from readingroom.ndl import SERVER as NDL
-from readingroom.ndl.fake_sru import FakeSru
+from readingroom.ndl.fake import FakeSru
 
 from .toy_server import SERVER as TOY
 

@@ -85,7 +85,7 @@ def test_every_tool_in_its_success_and_failure_shapes(fake, tmp_path):
     assert "searched_for" not in out["record"]
     assert out["record"]["items"][0]["record_type"] == "book"
     assert out["articles"]["items"][0]["related"][0]["tool"] == "ndl_get_record"
-    paths = [r.path for r in fake.log]
+    paths = [f"/{r.prefix}/{r.path}" for r in fake.log]
     assert sum("__429__" in " ".join(r.params.values()) for r in fake.log) == 2
     assert sum("__503__" in " ".join(r.params.values()) for r in fake.log) == 2
     assert not any("not-a-crid" in p for p in paths)

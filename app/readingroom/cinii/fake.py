@@ -1,10 +1,11 @@
 """A loopback fake of CiNii Research (OpenSearch v2 and CRID records) that logs every request.
 
-Serves the hand-made answers in ``canned/``. Requests are handled on parallel threads on
-purpose, so a client that sends two at once is *seen* overlapping. Timing is taken where CiNii
-would see it (as :mod:`readingroom.ndl.fake_sru` does): ``arrived`` when the connection is
-accepted (HTTP/1.0, one request per connection), ``answered`` just before the one write of the
-response, ``finished`` after it.
+Serves the hand-made answers in ``canned/``. It is a
+:class:`~readingroom.core.loopback.RecordingServer`: requests are handled on parallel threads
+on purpose, so a client that sends two at once is *seen* overlapping, and each is recorded with
+the stamps CiNii would see (``arrived`` at the accept, ``answered`` just before the one write,
+``finished`` after it). A record's ``prefix`` is ``opensearch`` or ``crid``, its ``path`` the
+rest (``v2/articles``, ``<CRID>.json``).
 
 Paths: ``/opensearch/v2/<type>`` (``articles``, ``books``, ``dissertations``, ``projects``,
 ``all``) and ``/crid/<CRID>.json``. A search answer holds at most ``count`` items. The
@@ -31,23 +32,17 @@ answer on the wire: ``(path, params) -> (status, headers, body) | None``, asked 
 from __future__ import annotations
 
 import json
-import socket
-import time
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler
 from importlib import resources
-from itertools import pairwise
-from urllib.parse import parse_qsl, unquote, urlsplit
 
-from ..core.loopback import LoopbackServer
+from ..core.loopback import Answer, RecordingServer, Request, RequestRecord
 
-__all__ = ["RECORDS", "Answer", "FakeCinii", "RequestRecord", "Script", "canned"]
+__all__ = ["RECORDS", "FakeCinii", "RequestRecord", "Script", "canned"]
 
-Answer = tuple[int, dict[str, str], bytes]
-"""(status, headers, body) of one answer."""
-Script = Callable[[str, dict[str, str]], "Answer | None"]
+Reply = tuple[int, dict[str, str], bytes]
+"""(status, headers, body) of one scripted answer."""
+Script = Callable[[str, dict[str, str]], "Reply | None"]
 """(path, query parameters) → an answer, or None for the canned one."""
 
 RECORDS = {
@@ -59,6 +54,7 @@ SLOW_S = 3.0
 _JSON = {"Content-Type": "application/json;charset=UTF-8"}
 _HTML = (b"<!DOCTYPE html><html><head><title>Maintenance</title></head>"
          b"<body><h1>CiNii Research is under maintenance</h1></body></html>")
+_SEARCHES = frozenset({"articles", "books", "dissertations", "projects", "all"})
 
 
 def canned(name: str) -> bytes:
@@ -66,19 +62,7 @@ def canned(name: str) -> bytes:
     return resources.files("readingroom.cinii").joinpath("canned", name).read_bytes()
 
 
-@dataclass(frozen=True)
-class RequestRecord:
-    """One request as the fake saw it (monotonic seconds)."""
-
-    arrived: float
-    answered: float
-    finished: float
-    path: str
-    params: dict[str, str]
-    status: int
-
-
-class FakeCinii(LoopbackServer):
+class FakeCinii(RecordingServer):
     """Run with ``with FakeCinii(latency=0.05) as fake: fake.url``.
 
     Args:
@@ -91,10 +75,8 @@ class FakeCinii(LoopbackServer):
         self.latency = latency
         self.slow_seconds = slow_seconds
         self.script: Script | None = None
-        self._log: list[RequestRecord] = []
-        self._seen: set[str] = set()
-        self._in_flight = 0
-        self.max_in_flight = 0
+        self._seen: set[tuple[str, str]] = set()
+        self._seen_lock = threading.Lock()
 
     @property
     def url(self) -> str:
@@ -105,70 +87,23 @@ class FakeCinii(LoopbackServer):
         """The variables that point cinii-mcp here."""
         return {"CINII_RESEARCH_URL": self.url}
 
-    @property
-    def log(self) -> list[RequestRecord]:
-        """A copy of the request log, in order of arrival."""
-        with self._lock:
-            return sorted(self._log, key=lambda r: r.arrived)
-
-    def overlaps(self) -> int:
-        """How many requests arrived before the previous one had been answered."""
-        return sum(1 for a, b in pairwise(self.log) if b.arrived < a.finished)
-
-    def gaps(self) -> list[float]:
-        """Seconds between consecutive arrivals."""
-        return [b.arrived - a.arrived for a, b in pairwise(self.log)]
-
-    def floor_gaps(self) -> list[float]:
-        """Seconds from each answer to the next arrival: the courtesy floor as kept here."""
-        return [b.arrived - a.answered for a, b in pairwise(self.log)]
-
-    # ---------------------------------------------------------------- serving
-    def _accepted(self, conn: socket.socket) -> None:
-        super()._accepted(conn)
-        with self._lock:
-            self._in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self._in_flight)
-
-    def _forget(self, conn: socket.socket) -> float | None:
-        arrived = super()._forget(conn)
-        if arrived is not None:
-            with self._lock:
-                self._in_flight -= 1
-        return arrived
-
-    def _handle(self, req: BaseHTTPRequestHandler, method: str = "GET") -> None:
-        arrived = self.arrival(req.request)
-        split = urlsplit(req.path)
-        path = unquote(split.path)
-        params = dict(parse_qsl(split.query, keep_blank_values=True))
-        words = path + " " + " ".join(params.values())
-        status, headers, body = self._choose(path, params, words, req.path)
+    def answer(self, request: Request) -> Answer:
+        """The scripted answer if :attr:`script` gives one, else the canned one."""
+        path = f"/{request.prefix}/{request.path}" if request.path else f"/{request.prefix}"
+        words = path + " " + " ".join(request.params.values())
+        status, headers, body = self._choose(path, request.params, words, request.query)
         delay = self.latency + (self.slow_seconds if "__slow__" in words else 0.0)
-        if delay:
-            time.sleep(delay)
-        head = [f"HTTP/1.0 {status} {req.responses.get(status, ('',))[0]}",
-                f"Date: {formatdate(usegmt=True)}", "Connection: close",
-                f"Content-Length: {len(body)}", *(f"{k}: {v}" for k, v in headers.items())]
-        message = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
-        answered = time.monotonic()
-        try:
-            req.wfile.write(message)
-            req.wfile.flush()
-        finally:
-            with self._lock:
-                self._log.append(RequestRecord(arrived, answered, time.monotonic(), path,
-                                               params, status))
+        return Answer(status, headers, body, delay)
 
-    def _choose(self, path: str, params: dict[str, str], words: str, raw: str) -> Answer:
+    def _choose(self, path: str, params: dict[str, str], words: str, query: str) -> Reply:
         if self.script is not None:
             scripted = self.script(path, params)
             if scripted is not None:
                 return scripted
         if "__429once__" in words:
-            with self._lock:
-                first = raw not in self._seen
-                self._seen.add(raw)
+            with self._seen_lock:
+                first = (path, query) not in self._seen
+                self._seen.add((path, query))
             if first:
                 return 429, {"Retry-After": "1"}, b""
         elif "__429__" in words:
@@ -185,9 +120,9 @@ class FakeCinii(LoopbackServer):
                 return 404, {"Content-Type": "text/plain"}, b"Not Found"
             return 200, _JSON, canned(name)
         kind = path.removeprefix("/opensearch/v2/")
-        if not path.startswith("/opensearch/v2/") or f"{kind}.json" not in _SEARCHES:
+        if not path.startswith("/opensearch/v2/") or kind not in _SEARCHES:
             return 404, {"Content-Type": "text/plain"}, b"Not Found"
-        body = self._search(kind, params, raw, none="__none__" in words)
+        body = self._search(kind, params, f"{path}?{query}", none="__none__" in words)
         if "__truncated__" in words:
             body = body[: len(body) // 2]
         return 200, _JSON, body
@@ -202,7 +137,3 @@ class FakeCinii(LoopbackServer):
             data["items"] = data["items"][: max(1, int(count))]
             data["opensearch:itemsPerPage"] = len(data["items"])
         return json.dumps(data, ensure_ascii=False).encode("utf-8")
-
-
-_SEARCHES = frozenset({"articles.json", "books.json", "dissertations.json", "projects.json",
-                       "all.json"})

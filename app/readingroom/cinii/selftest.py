@@ -12,25 +12,22 @@ network, no user data, no real application id.
 
 from __future__ import annotations
 
-import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
-from ..core.rawstdio import RawStdioClient
 from ..core.selftest import (
     SelfTestReport,
+    Stage,
     check_credit,
     check_envelope_schema,
     check_read_only_tools,
     check_receipt_chain,
     check_stdout_purity,
-    server_env,
-    stderr_tail,
+    initialize,
+    run_against_fake,
     structured,
 )
-from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 from . import ENV_APPID, ENV_CINII_URL
 from .fake import FakeCinii
 
@@ -85,41 +82,32 @@ def run_self_test(
     count = len(CALLS) if calls is None else calls
     if not 1 <= count <= len(CALLS):
         raise ValueError(f"calls must be 1..{len(CALLS)}, got {calls!r}")
-    say = progress or (lambda _m: None)
-    argv = list(command) if command else _default_command()
-    report = SelfTestReport(server="cinii-mcp", command=argv)
-    began = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="readingroom-selftest-") as tmp, FakeCinii(
-            latency=FAKE_LATENCY_S) as fake:
-        ledger_path = Path(tmp) / "receipts.jsonl"
-        errlog_path = Path(tmp) / "stderr.log"
-        env = server_env({ENV_CINII_URL: fake.url, ENV_RECEIPT_LOG: str(ledger_path),
-                          ENV_APPID: SELF_TEST_APPID}, drop=[ENV_TOOL_DEADLINE])
-        outputs: list[bytes] = []
-        with open(errlog_path, "wb") as errlog:
-            try:
-                outputs = _exercise(report, argv, env, errlog, fake, say, CALLS[:count])
-            except Exception as exc:  # the report must say what broke, not a traceback
-                report.add("server ran", False, f"{type(exc).__name__}: {exc}")
-        stderr_tail(report, errlog_path)
-        check_receipt_chain(report, ledger_path, len(fake.log))
-        _check_secrecy(report, fake, outputs, ledger_path, errlog_path)
-    report.seconds = time.monotonic() - began
-    return report
+    concurrent = CALLS[:count]
+    outputs: list[bytes] = []
+
+    def exercise(stage: Stage, fake: FakeCinii) -> None:
+        outputs.extend(_exercise(stage, fake, concurrent))
+
+    def finish(stage: Stage, fake: FakeCinii) -> None:
+        check_receipt_chain(stage.report, stage.ledger, len(fake.log))
+        _check_secrecy(stage.report, outputs, stage.ledger, Path(stage.errlog.name))
+
+    return run_against_fake(
+        "cinii-mcp", list(command) if command else _default_command(),
+        FakeCinii(latency=FAKE_LATENCY_S),
+        environment=lambda fake, _folder: {ENV_CINII_URL: fake.url,
+                                           ENV_APPID: SELF_TEST_APPID},
+        exercise=exercise, finish=finish, progress=progress)
 
 
-def _exercise(report: SelfTestReport, argv: list[str], env: dict[str, str], errlog: BinaryIO,
-              fake: FakeCinii, say: Callable[[str], None],
+def _exercise(stage: Stage, fake: FakeCinii,
               concurrent: list[tuple[str, dict[str, Any]]]) -> list[bytes]:
     """Drive the server; return every stdout line it wrote."""
+    report, say = stage.report, stage.say
     envelopes: list[dict[str, Any]] = []
     say("starting cinii-mcp")
-    with RawStdioClient(argv, env=env, stderr=errlog) as client:
-        init = client.initialize(timeout=60)
-        info = init.get("result", {}).get("serverInfo", {})
-        report.add("initialize", info.get("name") == "cinii-mcp",
-                   f"serverInfo {info.get('name')} {info.get('version')}")
-        tools = client.request("tools/list", {}).get("result", {}).get("tools", [])
+    with stage.client() as client:
+        tools = initialize(report, client, "cinii-mcp")
         check_read_only_tools(report, tools, EXPECTED_TOOLS)
 
         say(f"firing {len(concurrent)} calls at once")
@@ -171,8 +159,8 @@ def _check_what_the_fake_saw(report: SelfTestReport, fake: FakeCinii) -> None:
                f"{sent} of {len(log)} requests carried the application id")
 
 
-def _check_secrecy(report: SelfTestReport, fake: FakeCinii, outputs: Sequence[bytes],
-                   ledger: Path, errlog: Path) -> None:
+def _check_secrecy(report: SelfTestReport, outputs: Sequence[bytes], ledger: Path,
+                   errlog: Path) -> None:
     """The application id in no answer, receipt or log line (the fake echoed it back)."""
     secret = SELF_TEST_APPID.encode()
     places = {

@@ -1,9 +1,10 @@
 """A loopback fake of the J-STAGE WebAPI (``service=2`` and ``3``) that logs every request.
 
-Serves the hand-made answers in ``canned/``; requests are handled on parallel threads on
-purpose, so two at once are *seen* overlapping. Timing is taken where J-STAGE would see it (as
-the NDL fake does): ``arrived`` at the accept (HTTP/1.0, one request per connection),
-``answered`` just before the one write of the response, ``finished`` after it.
+Serves the hand-made answers in ``canned/``. It is a
+:class:`~readingroom.core.loopback.RecordingServer`: requests are handled on parallel threads
+on purpose, so two at once are *seen* overlapping, and each is recorded with the stamps J-STAGE
+would see (``arrived`` at the accept, ``answered`` just before the one write, ``finished``
+after it).
 
 The endpoint is ``/searchapi/do``. ``service=2`` answers ``volumes.xml``; ``service=3``
 answers ``articles.xml``, or ``issue.xml`` for a ``cdjournal`` with a ``vol`` (the DOI lookup),
@@ -30,24 +31,19 @@ headers, body) | None``, asked first.
 
 from __future__ import annotations
 
-import socket
-import time
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler
 from importlib import resources
-from itertools import pairwise
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlencode
 from xml.sax.saxutils import escape
 
-from ..core.loopback import LoopbackServer
+from ..core.loopback import Answer, RecordingServer, Request, RequestRecord
 
-__all__ = ["Answer", "FakeJstage", "RequestRecord", "Script", "canned", "canned_answer"]
+__all__ = ["FakeJstage", "Reply", "RequestRecord", "Script", "canned", "canned_answer"]
 
-Answer = tuple[int, dict[str, str], bytes]
+Reply = tuple[int, dict[str, str], bytes]
 """(status, headers, body) of one answer."""
-Script = Callable[[dict[str, str]], "Answer | None"]
+Script = Callable[[dict[str, str]], "Reply | None"]
 """(query parameters) → an answer, or None for the canned one."""
 SLOW_S = 3.0
 _XML = {"Content-Type": "application/atom+xml;charset=UTF-8"}
@@ -63,18 +59,7 @@ def canned(name: str) -> bytes:
     return resources.files("readingroom.jstage").joinpath("canned", name).read_bytes()
 
 
-@dataclass(frozen=True)
-class RequestRecord:
-    """One request as the fake saw it (monotonic seconds)."""
-
-    arrived: float
-    answered: float
-    finished: float
-    params: dict[str, str]
-    status: int
-
-
-class FakeJstage(LoopbackServer):
+class FakeJstage(RecordingServer):
     """Run with ``with FakeJstage(latency=0.05) as fake: fake.url``.
 
     Args:
@@ -87,10 +72,8 @@ class FakeJstage(LoopbackServer):
         self.latency = latency
         self.slow_seconds = slow_seconds
         self.script: Script | None = None
-        self._log: list[RequestRecord] = []
         self._seen: set[str] = set()
-        self._in_flight = 0
-        self.max_in_flight = 0
+        self._seen_lock = threading.Lock()
 
     @property
     def url(self) -> str:
@@ -101,79 +84,34 @@ class FakeJstage(LoopbackServer):
         """The variables that point jstage-mcp here."""
         return {"JSTAGE_API_URL": self.url}
 
-    @property
-    def log(self) -> list[RequestRecord]:
-        """A copy of the request log, in order of arrival."""
-        with self._lock:
-            return sorted(self._log, key=lambda r: r.arrived)
-
-    def overlaps(self) -> int:
-        """How many requests arrived before the previous one had been answered."""
-        return sum(1 for a, b in pairwise(self.log) if b.arrived < a.finished)
-
-    def gaps(self) -> list[float]:
-        """Seconds between consecutive arrivals."""
-        return [b.arrived - a.arrived for a, b in pairwise(self.log)]
-
-    def floor_gaps(self) -> list[float]:
-        """Seconds from each answer to the next arrival: the courtesy floor as kept here."""
-        return [b.arrived - a.answered for a, b in pairwise(self.log)]
-
-    # ---------------------------------------------------------------- serving
-    def _accepted(self, conn: socket.socket) -> None:
-        super()._accepted(conn)
-        with self._lock:
-            self._in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self._in_flight)
-
-    def _forget(self, conn: socket.socket) -> float | None:
-        arrived = super()._forget(conn)
-        if arrived is not None:
-            with self._lock:
-                self._in_flight -= 1
-        return arrived
-
-    def _handle(self, req: BaseHTTPRequestHandler, method: str = "GET") -> None:
-        arrived = self.arrival(req.request)
-        split = urlsplit(req.path)
-        params = dict(parse_qsl(split.query, keep_blank_values=True))
+    def answer(self, request: Request) -> Answer:
+        """The scripted answer if :attr:`script` gives one, else the canned one."""
+        params = request.params
         words = " ".join(params.values())
-        status, headers, body = self._choose(split.path, params, words, req.path)
+        status, headers, body = self._choose(request, words)
         delay = self.latency + (self.slow_seconds if "__slow__" in words else 0.0)
-        if delay:
-            time.sleep(delay)
-        head = [f"HTTP/1.0 {status} {req.responses.get(status, ('',))[0]}",
-                f"Date: {formatdate(usegmt=True)}", "Connection: close",
-                f"Content-Length: {len(body)}", *(f"{k}: {v}" for k, v in headers.items())]
-        message = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
-        answered = time.monotonic()
-        try:
-            req.wfile.write(message)
-            req.wfile.flush()
-        finally:
-            with self._lock:
-                self._log.append(RequestRecord(arrived, answered, time.monotonic(), params,
-                                               status))
+        return Answer(status, headers, body, delay)
 
-    def _choose(self, path: str, params: dict[str, str], words: str, raw: str) -> Answer:
+    def _choose(self, request: Request, words: str) -> Reply:
+        params = request.params
         if self.script is not None:
             scripted = self.script(params)
             if scripted is not None:
                 return scripted
-        if path != "/searchapi/do":
+        if (request.prefix, request.path) != ("searchapi", "do"):
             return 404, {"Content-Type": "text/plain"}, b"Not Found"
         if "__429once__" in words:
-            with self._lock:
-                first = raw not in self._seen
-                self._seen.add(raw)
+            with self._seen_lock:
+                first = request.query not in self._seen
+                self._seen.add(request.query)
             if first:
                 return 429, {"Retry-After": "1"}, b""
         elif "__429__" in words:
             return 429, {"Retry-After": "1"}, b""
-        return canned_answer(params, f"{self.origin}{raw}")
+        return canned_answer(params, f"{self.url}?{urlencode(params)}")
 
 
-def canned_answer(params: dict[str, str], request_url: str) -> Answer:
+def canned_answer(params: dict[str, str], request_url: str) -> Reply:
     """The canned answer the fake gives for ``params`` (every magic word but the 429s)."""
     words = " ".join(params.values())
     if "__503__" in words:

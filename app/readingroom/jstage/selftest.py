@@ -13,25 +13,21 @@ chain. No network, no user data.
 
 from __future__ import annotations
 
-import tempfile
-import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
-from ..core.rawstdio import RawStdioClient
 from ..core.selftest import (
     SelfTestReport,
+    Stage,
     check_credit,
     check_envelope_schema,
     check_read_only_tools,
     check_receipt_chain,
     check_stdout_purity,
-    server_env,
-    stderr_tail,
+    initialize,
+    run_against_fake,
     structured,
 )
-from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 from . import ENV_JSTAGE_URL
 from .fake import FakeJstage
 
@@ -74,41 +70,28 @@ def run_self_test(
     count = len(CALLS) if calls is None else calls
     if not 1 <= count <= len(CALLS):
         raise ValueError(f"calls must be 1..{len(CALLS)}, got {calls!r}")
-    say = progress or (lambda _m: None)
-    argv = list(command) if command else _default_command()
-    report = SelfTestReport(server="jstage-mcp", command=argv)
-    began = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="readingroom-selftest-") as tmp, FakeJstage(
-            latency=FAKE_LATENCY_S) as fake:
-        ledger_path = Path(tmp) / "receipts.jsonl"
-        errlog_path = Path(tmp) / "stderr.log"
-        env = server_env({ENV_JSTAGE_URL: fake.url, ENV_RECEIPT_LOG: str(ledger_path)},
-                         drop=[ENV_TOOL_DEADLINE])
-        with open(errlog_path, "wb") as errlog:
-            try:
-                _exercise(report, argv, env, errlog, fake, say, CALLS[:count])
-            except Exception as exc:  # the report must say what broke, not a traceback
-                report.add("server ran", False, f"{type(exc).__name__}: {exc}")
-        stderr_tail(report, errlog_path)
-        check_receipt_chain(report, ledger_path, len(fake.log))
-    report.seconds = time.monotonic() - began
-    return report
+    concurrent = CALLS[:count]
+    return run_against_fake(
+        "jstage-mcp", list(command) if command else _default_command(),
+        FakeJstage(latency=FAKE_LATENCY_S),
+        environment=lambda fake, _folder: {ENV_JSTAGE_URL: fake.url},
+        exercise=lambda stage, fake: _exercise(stage, fake, concurrent),
+        finish=_finish, progress=progress)
 
 
-def _exercise(report: SelfTestReport, argv: list[str], env: dict[str, str], errlog: BinaryIO,
-              fake: FakeJstage, say: Callable[[str], None],
+def _finish(stage: Stage, fake: FakeJstage) -> None:
+    check_receipt_chain(stage.report, stage.ledger, len(fake.log))
+
+
+def _exercise(stage: Stage, fake: FakeJstage,
               concurrent: list[tuple[str, dict[str, Any]]]) -> None:
     """Drive the server through every stage, then judge what the fake saw."""
+    report, say = stage.report, stage.say
     envelopes: list[dict[str, Any]] = []
     say("starting jstage-mcp")
-    with RawStdioClient(argv, env=env, stderr=errlog) as client:
-        init = client.initialize(timeout=60)
-        info = init.get("result", {}).get("serverInfo", {})
-        report.add("initialize", info.get("name") == "jstage-mcp",
-                   f"serverInfo {info.get('name')} {info.get('version')}")
-        tools = client.request("tools/list", {}).get("result", {}).get("tools", [])
+    with stage.client() as client:
+        tools = initialize(report, client, "jstage-mcp")
         check_read_only_tools(report, tools, EXPECTED_TOOLS)
-
         say(f"firing {len(concurrent)} calls at once")
         ids = [client.send_request("tools/call", {"name": n, "arguments": a})
                for n, a in concurrent]

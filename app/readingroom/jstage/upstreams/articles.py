@@ -22,8 +22,9 @@ from lxml import etree
 
 from ...core.http import HttpClient
 from ...core.offload import run_blocking
+from ...core.xmltree import first_child
 from ..models import Feed, JstageArticle
-from .feed import bilingual, check_size, child, names, read_feed, text, year_of
+from .feed import bilingual, check_size, names, read_feed, text, year_of
 
 __all__ = ["ArticleClient", "ArticleExchange", "parse", "read_article"]
 
@@ -31,13 +32,13 @@ __all__ = ["ArticleClient", "ArticleExchange", "parse", "read_article"]
 def read_article(entry: etree._Element) -> JstageArticle:
     """One ``service=3`` entry as an article (pure)."""
     title_ja, title_en = bilingual(entry, "article_title")
-    fallback = text(child(entry, "atom:title"))
+    fallback = text(first_child(entry, "title"))
     url_ja, url_en = bilingual(entry, "article_link")
-    link = child(entry, "atom:link")
+    link = first_child(entry, "link")
     href = link.get("href") if link is not None else None
     journal_ja, journal_en = bilingual(entry, "material_title")
-    start = text(child(entry, "prism:startingPage"))
-    end = text(child(entry, "prism:endingPage"))
+    start = text(first_child(entry, "startingPage"))
+    end = text(first_child(entry, "endingPage"))
     title = title_ja or title_en or fallback
     return JstageArticle(
         title=title,
@@ -49,20 +50,20 @@ def read_article(entry: etree._Element) -> JstageArticle:
         journal=journal_ja or journal_en,
         journal_ja=journal_ja,
         journal_en=journal_en,
-        cdjournal=text(child(entry, "atom:cdjournal")),
-        issn=text(child(entry, "prism:issn")),
-        eissn=text(child(entry, "prism:eIssn")),
-        volume=text(child(entry, "prism:volume")),
-        number=text(child(entry, "prism:number")),
+        cdjournal=text(first_child(entry, "cdjournal")),
+        issn=text(first_child(entry, "issn")),
+        eissn=text(first_child(entry, "eIssn")),
+        volume=text(first_child(entry, "volume")),
+        number=text(first_child(entry, "number")),
         starting_page=start,
         ending_page=end,
         pages=f"{start}-{end}" if start and end else start or end,
-        year=year_of(text(child(entry, "atom:pubyear"))),
-        doi=text(child(entry, "prism:doi")),
+        year=year_of(text(first_child(entry, "pubyear"))),
+        doi=text(first_child(entry, "doi")),
         url=(href.strip()[:500] if href and href.strip() else None) or url_ja or url_en,
         url_ja=url_ja,
         url_en=url_en,
-        updated=text(child(entry, "atom:updated")),
+        updated=text(first_child(entry, "updated")),
     )
 
 

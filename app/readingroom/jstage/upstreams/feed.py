@@ -4,6 +4,8 @@ Every answer is an Atom feed (``http://www.w3.org/2005/Atom``) with PRISM and Op
 elements, ``<result><status>`` and ``<message>`` first, then the counts and one ``<entry>`` per
 record (real recordings in ``shared/fixtures/jstage``). A search with no hit answers one empty
 ``<entry/>`` (jstage-mcp's notes): an empty entry is never a record.
+Elements are read by their local names with :mod:`readingroom.core.xmltree`, as every XML reader
+of the suite reads them (the feed mixes the Atom, PRISM and OpenSearch namespaces).
 
 The status codes, with what each means for the reader (the WebAPI manual's list, as the
 pyjstage client names them). No ``ERR_*`` or ``WARN_*`` answer has been recorded anywhere; the
@@ -42,20 +44,19 @@ from lxml import etree
 
 from ...core.http import UpstreamBodyError
 from ...core.xmlsafe import parse_xml
+from ...core.xmltree import children_named, first_child
 from ..models import EntryResult, Feed
 
 __all__ = [
     "ATOM",
     "BASE_TAGS",
     "MAX_TEXT_CHARS",
-    "NS",
     "STATUSES",
     "TAGS_PER_ENTRY",
     "StatusInfo",
     "StatusKind",
     "bilingual",
     "check_size",
-    "child",
     "count_of",
     "is_empty",
     "names",
@@ -67,9 +68,6 @@ __all__ = [
 T = TypeVar("T")
 
 ATOM = "http://www.w3.org/2005/Atom"
-PRISM = "http://prismstandard.org/namespaces/basic/2.0/"
-OPENSEARCH = "http://a9.com/-/spec/opensearch/1.1/"
-NS = {"atom": ATOM, "prism": PRISM, "opensearch": OPENSEARCH}
 MAX_TEXT_CHARS = 2000
 BASE_TAGS = 200
 TAGS_PER_ENTRY = 200
@@ -127,26 +125,20 @@ def text(element: etree._Element | None) -> str | None:
     return value[:MAX_TEXT_CHARS] or None
 
 
-def child(parent: etree._Element, path: str) -> etree._Element | None:
-    """The first element at ``path`` (``atom:`` / ``prism:`` prefixes), or None."""
-    found = parent.find(path, NS)
-    return found
-
-
 def bilingual(parent: etree._Element, tag: str) -> tuple[str | None, str | None]:
     """(ja, en) texts of a ``<tag><en/><ja/></tag>`` block."""
-    block = child(parent, f"atom:{tag}")
+    block = first_child(parent, tag)
     if block is None:
         return None, None
-    return text(child(block, "atom:ja")), text(child(block, "atom:en"))
+    return text(first_child(block, "ja")), text(first_child(block, "en"))
 
 
 def names(entry: etree._Element, language: str) -> list[str]:
     """Every ``author/<language>/name``, in order, across all author blocks (at most 100)."""
     out: list[str] = []
-    for author in entry.findall("atom:author", NS):
-        for block in author.findall(f"atom:{language}", NS):
-            for name in block.findall("atom:name", NS):
+    for author in children_named(entry, "author"):
+        for block in children_named(author, language):
+            for name in children_named(block, "name"):
                 value = text(name)
                 if value and len(out) < 100:
                     out.append(value)
@@ -203,22 +195,20 @@ def read_feed(body: bytes, read_entry: Callable[[etree._Element], T]) -> Feed[T]
     root = parse_xml(body)
     if root.tag != f"{{{ATOM}}}feed":
         return Feed(None, None, None, None, problem="the answer is not an Atom feed")
-    result = child(root, "atom:result")
-    if result is None:
-        result = root.find("result")
+    result = first_child(root, "result")
     status = message = None
     if result is not None:
-        status = text(child(result, "atom:status")) or text(result.find("status"))
-        message = text(child(result, "atom:message")) or text(result.find("message"))
-    total_el = child(root, "opensearch:totalResults")
+        status = text(first_child(result, "status"))
+        message = text(first_child(result, "message"))
+    total_el = first_child(root, "totalResults")
     total = count_of(text(total_el))
-    start = count_of(text(child(root, "opensearch:startIndex")))
+    start = count_of(text(first_child(root, "startIndex")))
     problem = None
     if total_el is not None and total is None:
         problem = "opensearch:totalResults is not a count"
     entries: list[EntryResult[T]] = []
     empty = 0
-    for position, entry in enumerate(root.findall("atom:entry", NS), 1):
+    for position, entry in enumerate(children_named(root, "entry"), 1):
         if is_empty(entry):
             empty += 1
             continue

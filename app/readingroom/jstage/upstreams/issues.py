@@ -19,8 +19,9 @@ from lxml import etree
 
 from ...core.http import HttpClient
 from ...core.offload import run_blocking
+from ...core.xmltree import first_child
 from ..models import Feed, JstageIssue
-from .feed import bilingual, check_size, child, read_feed, text, year_of
+from .feed import bilingual, check_size, read_feed, text, year_of
 
 __all__ = ["IssueClient", "IssueExchange", "parse", "read_issue"]
 
@@ -30,32 +31,32 @@ def read_issue(entry: etree._Element) -> JstageIssue:
     label_ja, label_en = bilingual(entry, "vols_title")
     url_ja, url_en = bilingual(entry, "vols_link")
     journal_ja, journal_en = bilingual(entry, "material_title")
-    link = child(entry, "atom:link")
+    link = first_child(entry, "link")
     href = link.get("href") if link is not None else None
-    publisher = child(entry, "atom:publisher")
-    cdjournal = text(child(entry, "atom:cdjournal"))
-    volume = text(child(entry, "prism:volume"))
-    number = text(child(entry, "prism:number"))
+    publisher = first_child(entry, "publisher")
+    cdjournal = text(first_child(entry, "cdjournal"))
+    volume = text(first_child(entry, "volume"))
+    number = text(first_child(entry, "number"))
     articles = {"cdjournal": cdjournal} if cdjournal else {}
     if articles and volume:
         articles["vol"] = volume
         if number:
             articles["no"] = number
     return JstageIssue(
-        label=label_ja or label_en or text(child(entry, "atom:title")),
+        label=label_ja or label_en or text(first_child(entry, "title")),
         label_ja=label_ja,
         label_en=label_en,
         journal=journal_ja or journal_en,
         journal_ja=journal_ja,
         journal_en=journal_en,
         cdjournal=cdjournal,
-        issn=text(child(entry, "prism:issn")),
-        eissn=text(child(entry, "prism:eIssn")),
+        issn=text(first_child(entry, "issn")),
+        eissn=text(first_child(entry, "eIssn")),
         volume=volume,
         number=number,
-        starting_page=text(child(entry, "prism:startingPage")),
-        year=year_of(text(child(entry, "atom:pubyear"))),
-        publisher=text(child(publisher, "atom:name")) if publisher is not None else None,
+        starting_page=text(first_child(entry, "startingPage")),
+        year=year_of(text(first_child(entry, "pubyear"))),
+        publisher=text(first_child(publisher, "name")) if publisher is not None else None,
         url=(href.strip()[:500] if href and href.strip() else None) or url_ja or url_en,
         url_ja=url_ja,
         url_en=url_en,

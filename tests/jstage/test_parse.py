@@ -103,8 +103,10 @@ def test_the_status_table_reads_every_documented_code_by_meaning():
     inputs = [c for c, s in STATUSES.items() if s.kind is StatusKind.input]
     assert inputs == ["ERR_004", "ERR_005", "ERR_006", "ERR_007", "ERR_008", "ERR_010",
                       "ERR_011", "ERR_012", "ERR_013", "ERR_014"]
-    assert {STATUSES[c].field for c in ("ERR_006", "ERR_007", "ERR_008", "ERR_014")} == {
-        "pubyearfrom", "count", "issn", "sortflg"}
+    assert [STATUSES[c].field for c in ("ERR_006", "ERR_007", "ERR_008", "ERR_011", "ERR_013",
+                                        "ERR_014")] == [
+        "pubyearfrom/pubyearto", "count", "issn", "material/issn/cdjournal",
+        "material/issn/cdjournal", "sortflg"]
 
 
 def test_a_count_that_is_not_a_number_is_a_problem():

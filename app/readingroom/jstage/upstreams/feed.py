@@ -27,7 +27,8 @@ status          kind             reading
 ``ERR_010``     input            invalid URL
 ``ERR_011``     input            no query (volume list)
 ``ERR_012``     input            no query (article search)
-``ERR_013``     input            the volume list's journal is not specified
+``ERR_013``     input            the volume list is unspecified (pyjstage's
+                                 ``LIST_UNSPECIFIED``: no journal named)
 ``ERR_014``     input            the sort cannot be applied (sortflg)
 ==============  ===============  =====================================================
 """
@@ -103,15 +104,16 @@ STATUSES: dict[str, StatusInfo] = {
     "ERR_003": StatusInfo(StatusKind.rate_limited, "too many requests"),
     "ERR_004": StatusInfo(StatusKind.input, "invalid query"),
     "ERR_005": StatusInfo(StatusKind.input, "a required field is empty"),
-    "ERR_006": StatusInfo(StatusKind.input, "invalid year", "pubyearfrom"),
+    "ERR_006": StatusInfo(StatusKind.input, "invalid year", "pubyearfrom/pubyearto"),
     "ERR_007": StatusInfo(StatusKind.input, "invalid count", "count"),
     "ERR_008": StatusInfo(StatusKind.input, "invalid ISSN", "issn"),
     "SYS_ERR_009": StatusInfo(StatusKind.upstream, "system fatal error"),
     "ERR_010": StatusInfo(StatusKind.input, "invalid URL"),
-    "ERR_011": StatusInfo(StatusKind.input, "no query given (volume list)"),
+    "ERR_011": StatusInfo(StatusKind.input, "no query given (volume list)",
+                          "material/issn/cdjournal"),
     "ERR_012": StatusInfo(StatusKind.input, "no query given (article search)"),
-    "ERR_013": StatusInfo(StatusKind.input, "the journal is not specified (volume list)",
-                          "cdjournal"),
+    "ERR_013": StatusInfo(StatusKind.input, "the volume list is unspecified",
+                          "material/issn/cdjournal"),
     "ERR_014": StatusInfo(StatusKind.input, "the sort cannot be applied", "sortflg"),
 }
 """Every documented status, by code."""

@@ -19,6 +19,7 @@ import pytest
 from readingroom.catalog import SERVERS
 from readingroom.cinii import ENV_APPID, REGISTRATION_URL, SERVER
 from readingroom.cinii.fake import FakeCinii
+from readingroom.core.declaration import help_text
 from readingroom.core.rawstdio import RawStdioClient
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="the launcher stub is a shell script")
@@ -30,6 +31,12 @@ def test_cinii_mcp_is_a_catalogue_server_with_a_secret_and_a_self_test():
     assert SERVERS["cinii-mcp"] is SERVER and SERVER.secrets == (ENV_APPID,)
     assert SERVER.prefix == "cinii_" and SERVER.gate is None
     assert SERVER.self_test == "readingroom.cinii.selftest:run_self_test"
+    assert [(c.name, c.obtain) for c in SERVER.credentials] == [(ENV_APPID, REGISTRATION_URL)]
+
+
+def test_help_says_the_appid_is_required_and_where_to_get_it():
+    [line] = [x for x in help_text(SERVER, "0").splitlines() if x.strip().startswith(ENV_APPID)]
+    assert "required" in line and "NOT_CONFIGURED" in line and REGISTRATION_URL in line
 
 
 @pytest.fixture
@@ -67,7 +74,9 @@ def test_setup_registers_cinii_mcp_with_or_without_an_appid_and_says_which(world
               "--install-dir", str(world["bin"]), "--no-self-test"]
     without = _readingroom(world, *common)
     assert without.returncode == 0, without.stdout + without.stderr
-    assert f"cinii-mcp: registered without {ENV_APPID}" in without.stdout
+    [said] = [line for line in without.stdout.splitlines()
+              if line.startswith(f"cinii-mcp: registered without {ENV_APPID}")]
+    assert "NOT_CONFIGURED" in said and REGISTRATION_URL in said
     cursor = json.loads((world["home"] / ".cursor" / "mcp.json").read_text())["mcpServers"]
     assert "cinii-mcp" in cursor and "jstage-mcp" in cursor
 

@@ -6,7 +6,7 @@ and ``core.declaration`` only: ``server_main`` reads this before fd 1 is reserve
 
 from __future__ import annotations
 
-from ..core.declaration import ServerInfo, Setting
+from ..core.declaration import Credential, ServerInfo, Setting
 
 __all__ = [
     "CREDIT",
@@ -48,6 +48,8 @@ SERVER = ServerInfo(
                 "loopback fake)", DEFAULT_BASE_URL),
     ),
     secrets=(ENV_APPID,),
+    credentials=(Credential(ENV_APPID, "NII's application id for the CiNii Web API",
+                            REGISTRATION_URL),),
     credit=(CREDIT,),
     deadline_s=90.0,
     self_test="readingroom.cinii.selftest:run_self_test",

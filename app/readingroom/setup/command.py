@@ -381,7 +381,15 @@ def _report_secrets(servers: Sequence[ServerInfo], ctx: Machine) -> None:
                 print(f"{info.name}: registered with {name} (found in this environment: "
                       "assistants started without it will not see it; "
                       f"`readingroom secrets set {name}` keeps it in the OS keyring).")
-        missing = [name for name, source in found.items() if source is None]
+        required = {c.name: c for c in info.credentials}
+        for name in [n for n, source in found.items() if source is None and n in required]:
+            need = required[name]
+            print(f"{info.name}: registered without {name} (in neither the environment nor "
+                  f"the OS keyring): its calls answer NOT_CONFIGURED until you store "
+                  f"{need.what} (get it at {need.obtain}) with `readingroom secrets set "
+                  f"{name}`; no new setup is needed.")
+        missing = [name for name, source in found.items()
+                   if source is None and name not in required]
         if missing:
             print(f"{info.name}: registered without {', '.join(missing)} (in neither the "
                   "environment nor the OS keyring); store "

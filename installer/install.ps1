@@ -318,7 +318,8 @@ function Read-OptionalSecret {
             'and keep any stored earlier)')
         $value = ConvertFrom-SecureText -Secure $secure
         if ([string]::IsNullOrWhiteSpace($value)) {
-            Write-Step -Message "  Skipped: store it later with: readingroom secrets set $($secret.Name)"
+            Write-Step -Message ("  Skipped: $($secret.Server) is registered and answers NOT_CONFIGURED " +
+                "until you store it with: readingroom secrets set $($secret.Name)")
             continue
         }
         $value | & $Admin secrets set $secret.Name --stdin | Out-Null
@@ -635,7 +636,8 @@ elseif (Test-Interactive) {
 }
 else {
     foreach ($secret in $OptionalSecrets) {
-        Write-Step -Message ("$($secret.Server) is registered without asking for $($secret.Name); " +
+        Write-Step -Message ("$($secret.Server) is registered without asking for $($secret.Name) " +
+            "(its tools answer NOT_CONFIGURED until it is stored); " +
             "apply at $($secret.Register) and store it with: readingroom secrets set $($secret.Name)")
     }
 }

@@ -12,11 +12,12 @@ import json
 import os
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from readingroom.catalog import SERVERS
+from readingroom.catalog import BUNDLED_PROGRAMS, SERVERS
 from readingroom.cinii import ENV_APPID, REGISTRATION_URL, SERVER
 from readingroom.cinii.fake import FakeCinii
 from readingroom.core.declaration import help_text
@@ -32,6 +33,16 @@ def test_cinii_mcp_is_a_catalogue_server_with_a_secret_and_a_self_test():
     assert SERVER.prefix == "cinii_" and SERVER.gate is None
     assert SERVER.self_test == "readingroom.cinii.selftest:run_self_test"
     assert [(c.name, c.obtain) for c in SERVER.credentials] == [(ENV_APPID, REGISTRATION_URL)]
+
+
+def test_both_japanese_siblings_are_frozen_with_their_canned_answers():
+    """The spec freezes BUNDLED_PROGRAMS (tests/test_catalog.py) and collects the package data."""
+    assert {"cinii-mcp", "jstage-mcp"} <= set(BUNDLED_PROGRAMS)
+    spec = (Path(__file__).resolve().parents[2] / "build" / "readingroom.spec").read_text()
+    assert 'collect_data_files("readingroom")' in spec
+    for package in ("cinii", "jstage"):
+        canned = resources.files(f"readingroom.{package}").joinpath("canned")
+        assert any(p.name.endswith((".json", ".xml")) for p in canned.iterdir()), package
 
 
 def test_help_says_the_appid_is_required_and_where_to_get_it():

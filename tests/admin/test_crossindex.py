@@ -11,9 +11,9 @@ import httpx
 from readingroom.admin.crossindex import cross_index, cross_index_markdown
 from readingroom.admin.receipts import cmd_report
 from readingroom.core.clock import FakeClock
-from readingroom.ndl.upstreams.ndl_search import NdlClient
 from readingroom.ndl.fake import canned as ndl_canned
 from readingroom.ndl.service import NdlService
+from readingroom.ndl.upstreams.ndl_search import NdlClient
 
 from ..cinii.upstream import Upstream as CiniiUpstream
 from ..cinii.upstream import service as cinii_service

@@ -48,6 +48,7 @@ from ..core.http import (
     UpstreamHttpError,
     UpstreamTransportError,
 )
+from ..core.offload import run_blocking
 
 __all__ = [
     "DEFAULT_HOSTS",
@@ -392,8 +393,7 @@ async def _parsed(response: httpx.Response, max_containers: int | None) -> Any:
     url = response.request.url
     budget = max_containers if max_containers is not None else containers_for(1)
     try:
-        return await anyio.to_thread.run_sync(decode_json, response.content, budget,
-                                              _safe(url))
+        return await run_blocking(decode_json, response.content, budget, _safe(url))
     except UpstreamBodyError as exc:
         exc.details.update({"status": response.status_code, "host": url.host,
                             "path": url.path,

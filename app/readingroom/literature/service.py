@@ -37,6 +37,7 @@ from ..core.envelope import (
 )
 from ..core.errors import Code, CoreError
 from ..core.fanout import Outcome, Status, fan_out
+from ..core.offload import run_blocking
 from ..core.responses import status_for
 from ..core.settings import ENV_TOOL_DEADLINE, env_float
 from . import SERVER
@@ -64,7 +65,6 @@ from .upstreams.common import (
     count_value,
     list_field,
     load_json,
-    off_loop,
 )
 
 __all__ = ["FANOUT_MARGIN_S", "LiteratureService", "SecretLookup", "fanout_deadline"]
@@ -596,7 +596,7 @@ class LiteratureService:
                     "text cannot be downloaded.", pmcid) from None
             raise
         try:
-            return await off_loop(_read_article, response.content)
+            return await run_blocking(_read_article, response.content)
         except (CoreError, ValueError) as exc:
             raise CoreError(
                 Code.API_ERROR,
@@ -619,7 +619,7 @@ class LiteratureService:
             {"query": query, "format": "json", "resultType": "lite", "pageSize": "1"},
             headers=ACCEPT_JSON,
         )
-        found = await off_loop(_read_resolution, response.content)
+        found = await run_blocking(_read_resolution, response.content)
         self.cache.put(key, (found,))
         return found
 

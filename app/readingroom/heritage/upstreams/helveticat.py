@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import anyio
 import httpx
 
 from ... import __version__
@@ -27,6 +26,7 @@ from ...core.clock import Clock
 from ...core.errors import Code, CoreError
 from ...core.http import HttpClient, Politeness
 from ...core.oaipmh import OaiResponse, parse_oai
+from ...core.offload import run_blocking
 from ...core.settings import env_str
 from ...core.sru import SruResponse, parse_search_retrieve
 
@@ -176,7 +176,7 @@ class HelveticatClient:
         response = await self._http.get(endpoint, params)
         budget = SRU_MARKUP_BASE + SRU_MARKUP_PER_RECORD * int(params["maximumRecords"])
         body = _within_markup(response.content, budget, "SRU")
-        parsed = await anyio.to_thread.run_sync(parse_search_retrieve, body)
+        parsed = await run_blocking(parse_search_retrieve, body)
         return SruExchange(params=params, endpoint=endpoint, response=parsed)
 
     async def oai(self, params: Mapping[str, str]) -> OaiExchange:
@@ -192,7 +192,7 @@ class HelveticatClient:
         sent = dict(params)
         response = await self._http.get(endpoint, sent)
         body = _within_markup(response.content, OAI_MAX_MARKUP, "OAI-PMH")
-        parsed = await anyio.to_thread.run_sync(parse_oai, body)
+        parsed = await run_blocking(parse_oai, body)
         asked = sent.get("verb")
         if parsed.verb is not None and asked is not None and parsed.verb != asked:
             raise CoreError(

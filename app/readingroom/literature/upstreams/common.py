@@ -15,14 +15,10 @@ only when the upstream *said* zero.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
-
-import anyio
-import anyio.to_thread
 
 from ... import __version__
 from ...core.errors import Code, CoreError
@@ -53,7 +49,6 @@ __all__ = [
     "keywords",
     "list_field",
     "load_json",
-    "off_loop",
     "setting",
     "unreadable",
 ]
@@ -282,16 +277,6 @@ def check_xml(body: bytes, *, asked: int, provider: str) -> None:
             details={"provider": provider, "reason": "too_many_elements",
                      "elements": elements, "cap": cap},
         )
-
-
-async def off_loop(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    """Run ``fn(*args, **kwargs)`` in a worker thread, so the event loop keeps answering.
-
-    Pings, cancels and other calls go on while a large answer is decoded and parsed; a
-    cancelled call stops waiting at once (the thread finishes its parse and is forgotten).
-    """
-    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs),
-                                          abandon_on_cancel=True)
 
 
 class FixedPace:

@@ -20,6 +20,7 @@ import re
 
 from lxml import etree
 
+from .bounds import check_xml
 from .errors import Code, CoreError
 
 __all__ = [
@@ -161,13 +162,11 @@ def parse_xml(data: bytes | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> etree
         )
     if not data.strip():
         raise XmlParseError("The upstream response was empty.", details={"reason": "empty"})
-    tags = data.count(b"<")
-    if tags > MAX_TAGS:
-        raise UnsafeXmlError(
-            f"The upstream response holds more than {MAX_TAGS} tags, far more than any page "
-            "of records; it was not parsed.",
-            details={"reason": "too_many_values", "tags": tags, "max_tags": MAX_TAGS},
-        )
+    check_xml(data, limit=MAX_TAGS, too_many=lambda tags: UnsafeXmlError(
+        f"The upstream response holds more than {MAX_TAGS} tags, far more than any page of "
+        "records; it was not parsed.",
+        details={"reason": "too_many_values", "tags": tags, "max_tags": MAX_TAGS},
+    ))
     doctype = _doctype_in_prolog(data)
     if doctype is not None:
         if _HTML_DOCTYPE.match(doctype):

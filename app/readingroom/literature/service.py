@@ -240,7 +240,7 @@ class LiteratureService:
         has_more = more and not capped
 
         params = _params(request, chosen, state.page)
-        env_query = QueryInfo(input=query_input, normalized=request.query.strip(), params=params)
+        env_query = QueryInfo(input=query_input, normalized=request.query, params=params)
         if not pages:
             env = Envelope.failure(SERVER.name, operation, _nobody_answered(failures, statuses,
                                                                             active),
@@ -285,7 +285,7 @@ class LiteratureService:
             outcome_word = "incomplete" if failures else "empty"
         await receipt.deposit(
             env,
-            query=request.query.strip(),
+            query=request.query,
             params=params,
             providers=chosen,
             endpoint=None,
@@ -356,7 +356,7 @@ class LiteratureService:
                     budget: Budget) -> Page:
         """One provider's page: from the cache, or asked (and cached once it parsed)."""
         settings = self.settings(provider_id)
-        key = ("page", provider_id, _settings_digest(settings), request.query.strip(),
+        key = ("page", provider_id, _settings_digest(settings), request.query,
                request.limit, offset, request.year_from, request.year_to, request.open_access)
         found = self.cache.get(key)
         if isinstance(found, Page):
@@ -381,7 +381,7 @@ class LiteratureService:
                       page: int) -> None:
         line = history_line(
             at=utc_now_iso(self.clock.now()),
-            parameters={**_params(request, chosen, page), "query": request.query.strip()},
+            parameters={**_params(request, chosen, page), "query": request.query},
             statuses={p: str(statuses[p]) for p in chosen},
             items=items,
         )
@@ -765,7 +765,7 @@ def _nobody_answered(failures: Sequence[tuple[str, Outcome[Page]]],
 # ---------------------------------------------------------------------- helpers
 def _invalid(request: SearchRequest, sources: Sequence[str] | None,
              chosen: Sequence[str]) -> CoreError | None:
-    if not request.query.strip():
+    if not request.query:
         return CoreError(Code.INVALID_INPUT, "The query is empty.",
                          remediation="Give words to search for.")
     unknown = [s for s in (sources or ()) if s not in PROVIDERS]

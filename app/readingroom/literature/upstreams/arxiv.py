@@ -77,7 +77,7 @@ INFO = ProviderInfo(
 
 def search_query(request: SearchRequest) -> str:
     """The ``search_query`` value: arXiv syntax as given, bare words scoped to ``all:``."""
-    query = request.query.strip()
+    query = request.query
     parts = split_negations(query)
     if not _NATIVE.search(parts.positive):
         terms = [t for t in _TERM.findall(parts.positive) if t.strip('"').strip()]

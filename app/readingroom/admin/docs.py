@@ -20,8 +20,14 @@ from ..core.files import write_atomically
 from ..core.settings import ENV_TOOL_DEADLINE
 
 __all__ = [
-    "BLOCKS", "DOCUMENTS", "main", "render_block", "servers_table", "settings_table",
-    "server_page", "update_document",
+    "BLOCKS",
+    "DOCUMENTS",
+    "main",
+    "render_block",
+    "server_page",
+    "servers_table",
+    "settings_table",
+    "update_document",
 ]
 
 

@@ -39,14 +39,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from types import TracebackType
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, Protocol, Self
 
 import anyio
 import httpx
 
 from .bounds import json_values, load_json
 from .clock import Clock, SystemClock
-from .errors import Code, CoreError
+from .errors import Code, CoreError, FixedError
 from .ledger import DEFAULT_SECRET_NAMES, redact
 
 __all__ = [
@@ -131,15 +131,8 @@ class Revealable(Protocol):
 HeaderValue = str | Revealable
 
 
-class UpstreamError(CoreError):
+class UpstreamError(FixedError):
     """A typed failure of an upstream exchange: each subclass fixes its code and remediation."""
-
-    error_code: ClassVar[Code]
-    remediation_text: ClassVar[str]
-
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(type(self).error_code, message, details=details,
-                         remediation=type(self).remediation_text)
 
 
 class RateLimitedError(UpstreamError):

@@ -39,7 +39,7 @@ import httpx
 
 from ..core.bounds import PerRecord, load_json
 from ..core.clock import Clock, SystemClock
-from ..core.errors import Code, CoreError
+from ..core.errors import Code, CoreError, FixedError
 from ..core.http import (
     HttpClient,
     Politeness,
@@ -106,17 +106,12 @@ _refusals: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
 T = TypeVar("T")
 
 
-class EgressRefused(CoreError):
+class EgressRefused(FixedError):
     """A request or redirect that the egress rules do not allow; nothing was fetched there."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.API_ERROR,
-            message,
-            details=details,
-            remediation="The upstream pointed somewhere this server does not talk to; the "
-            "result is unknown, not empty. Report it if it persists.",
-        )
+    error_code = Code.API_ERROR
+    remediation_text = ("The upstream pointed somewhere this server does not talk to; the "
+                        "result is unknown, not empty. Report it if it persists.")
 
 
 @dataclass(frozen=True)

@@ -175,9 +175,16 @@ def build_parser() -> argparse.ArgumentParser:
     _ocr_arguments(c)
     _model_options(c, "embed every record with this model into the package")
 
-    c = sub.add_parser("search", help="ranked records for a query")
-    c.add_argument("book_id")
+    c = sub.add_parser("search", help="ranked records for a query, in one book or all (--all)")
+    c.add_argument("book_id", nargs="?", help="the book (omit with --all, --book, "
+                   "--collection or --tag)")
     c.add_argument("query")
+    c.add_argument("--all", action="store_true", dest="all_books",
+                   help="search every registered book at once, one ranked list")
+    c.add_argument("--book", action="append", dest="book_ids", metavar="ID",
+                   help="search these books together (repeat)")
+    c.add_argument("--collection", help="search the books of a library collection")
+    c.add_argument("--tag", help="search the books with a library tag")
     c.add_argument("--top-k", type=int, default=10)
     c.add_argument("--strict", action="store_true", help="every term (and quoted phrase)")
     c.add_argument("--include-contents", action="store_true",
@@ -420,6 +427,9 @@ def _run(args: argparse.Namespace) -> Envelope:
                             replace=args.replace, allow_image_only=args.allow_image_only,
                             progress=_Progress(), semantic=_semantic_config(args),
                             ocr=_ocr_options(args))
+    if cmd == "search" and (args.all_books or args.book_ids or args.collection is not None
+                            or args.tag is not None or args.book_id is None):
+        return _search_library(service, args)
     if cmd == "search":
         if args.semantic_model or args.embeddings_url or args.rerank_url:
             service = BookService(service.registry.data_dir, semantic=_semantic_config(args),
@@ -478,6 +488,50 @@ def _run(args: argparse.Namespace) -> Envelope:
     if cmd == "remove":
         return service.remove(args.book_id)
     raise AssertionError(cmd)
+
+
+def _search_library(service: Any, args: argparse.Namespace) -> Envelope:
+    """``search --all``/``--book``/``--collection``/``--tag``: every chosen book at once."""
+    if args.book_id is not None:
+        raise CoreError(Code.INVALID_ARGUMENT, "Give a BOOK_ID or --all/--book/--collection/"
+                        "--tag, not both.", remediation="e.g. book-agent search --all "
+                        "\"harbour light\"")
+    if not (args.all_books or args.book_ids or args.collection is not None
+            or args.tag is not None):
+        raise CoreError(Code.INVALID_ARGUMENT, "search needs a BOOK_ID, or --all to search "
+                        "every book.", remediation="book-agent search ID \"WORDS\", or "
+                        "book-agent search --all \"WORDS\"")
+    if args.hint:
+        raise CoreError(Code.INVALID_ARGUMENT, "--hint narrows a search within one book.",
+                        remediation="Drop --hint, or search one book: book-agent search ID "
+                        "\"WORDS\" --hint KEY=VALUE")
+    return service.search_library(
+        args.query, book_ids=args.book_ids, collection=args.collection, tag=args.tag,
+        top_k=args.top_k, strict=args.strict, include_contents=args.include_contents,
+        semantic=args.semantic, rerank=args.rerank, wait=None, progress=_Progress())
+
+
+def _library_text(env: Envelope, data: dict[str, Any]) -> list[str]:
+    out = [f"{len(env.items)} of {data.get('total_matches')} matching records in "
+           f"{data.get('books_searched')} of {data.get('books_selected')} books "
+           f"({data.get('records_searched'):,} records searched)"]
+    if data.get("contents_left_out"):
+        out.append(f"  ({_count(data['contents_left_out'], 'contents or navigation record')}"
+                   " matching too left out: they list titles, not the chapters)")
+    for h in env.items:
+        book = h.get("book") or {}
+        who = ", ".join(book.get("authors") or [])
+        cite = "; ".join(x for x in (who, str(book.get("year") or "")) if x)
+        where = " > ".join(h.get("heading_path", []))
+        pages = h.get("page_labels") or []
+        out.append(f"  {h['book_id']}  {h['record_id']}  {h['score']:.3f}  "
+                   f"{_cut(book.get('title') or '', 60)}" + (f" ({cite})" if cite else ""))
+        out.append(f"      {where}" + (f"  p. {pages[0]}" if pages else ""))
+        out.append(f"      {h.get('snippet', '')}")
+    for skipped in data.get("books_skipped") or []:
+        out.append(f"  not searched: {skipped['book_id']} ({skipped['reason']}): "
+                   f"{skipped['message']}")
+    return out
 
 
 def _run_batch(service: Any, args: argparse.Namespace) -> Envelope:
@@ -578,7 +632,9 @@ def render_text(env: Envelope) -> str:
     data = env.data or {}
     op = env.operation
     out: list[str] = []
-    if op == "book_search":
+    if op == "book_search" and data.get("scope") == "library":
+        out += _library_text(env, data)
+    elif op == "book_search":
         out.append(f"{len(env.items)} of {data.get('total_matches')} matching records "
                    f"(modes: {', '.join(f'{k}={v}' for k, v in data.get('modes', {}).items())})")
         if data.get("index_left_out"):

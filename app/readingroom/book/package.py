@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -59,6 +60,8 @@ from filelock import FileLock, Timeout
 
 from ..core.errors import Code, CoreError
 from ..core.files import replace_path, write_atomically
+
+log = logging.getLogger("readingroom.book.package")
 
 __all__ = [
     "BOOK_ID_PATTERN",
@@ -538,6 +541,17 @@ class Registry:
     def __init__(self, data_dir: Path | str) -> None:
         self.data_dir = Path(data_dir)
         self.books_dir = self.data_dir / "books"
+        self.listeners: list[Callable[[str, int | None], None]] = []
+        """Told ``(book_id, version)`` after a version is published, ``(book_id, None)``
+        after a book is removed (outside the book's lock). A listener's failure is logged,
+        never raised: the change itself is done."""
+
+    def _notify(self, book_id: str, version: int | None) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(book_id, version)
+            except Exception:  # a listener never undoes a published change
+                log.warning("a registry listener failed for %s", book_id, exc_info=True)
 
     def _book_dir(self, book_id: str) -> Path:
         return self.books_dir / check_book_id(book_id)
@@ -740,7 +754,8 @@ class Registry:
             target = book_dir / f"v{version}"
             replace_path(build_dir, target)
             write_atomically(book_dir / "CURRENT", f"{version}\n")
-            return BookPackage(book_id, version, target)
+        self._notify(book_id, version)
+        return BookPackage(book_id, version, target)
 
     def origin(self, book_id: str) -> dict[str, Any] | None:
         """Where the book was last seen (``DATA/books/ID/origin.json``), or None.
@@ -792,6 +807,7 @@ class Registry:
             versions = [p for p in book_dir.glob("v*") if p.is_dir()]
             (book_dir / "CURRENT").unlink(missing_ok=True)
             shutil.rmtree(book_dir, ignore_errors=True)
+        self._notify(book_id, None)
         return len(versions)
 
 

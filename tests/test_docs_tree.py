@@ -15,7 +15,7 @@ import readingroom
 from .conftest import REPO_ROOT
 
 PACKAGE = Path(readingroom.__file__).parent
-DETAILED = ("core", "ndl", "literature", "heritage", "book")
+DETAILED = ("core", "ndl", "literature", "heritage", "cinii", "jstage", "book")
 """Packages whose every module the tree lists line by line."""
 _SKIP = {"__init__.py", "__main__.py", "__pycache__", "canned"}
 

@@ -24,9 +24,11 @@ from .settings import ENV_RECEIPT_LOG, ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
 __all__ = [
     "COMMON_SETTINGS",
     "DATA_DIR",
+    "Credential",
     "Gate",
     "GateKeeper",
     "GateStatus",
+    "Library",
     "Program",
     "ServerInfo",
     "Setting",
@@ -116,6 +118,31 @@ class Gate:
 
 
 @dataclass(frozen=True)
+class Library:
+    """The server that keeps the user's own library of files: ``readingroom setup --books DIR``
+    and ``--zotero [DATA_DIR]`` hand them to its installed executable, so an install ends
+    with the books searchable (book-agent's ``add``).
+
+    Setup finds the server by this field (at most one of the catalogue declares it) and runs,
+    for each argument list :attr:`runs` gives, ``<executable> <data_args> <arguments>``.
+    """
+
+    runs: str
+    """``"module:function"`` of a plain function of the server's, ``(books, zotero) ->
+    list[list[str]]``: the argument lists that import folder ``books`` (absolute, or None) and
+    the Zotero library ``zotero`` (an absolute data folder, ``""`` for the default one, or
+    None). Imported only when setup is given ``--books`` or ``--zotero``."""
+    refused_exit: int
+    """The exit status of a run that finished but refused some files (reported, not a
+    failure); any other non-zero status is a failure."""
+
+    def resolve(self) -> Callable[[str | None, str | None], list[list[str]]]:
+        """Import and return :attr:`runs`."""
+        runs: Callable[[str | None, str | None], list[list[str]]] = resolve(self.runs)
+        return runs
+
+
+@dataclass(frozen=True)
 class Program:
     """An executable of the suite: console script, frozen executable and entry point."""
 
@@ -139,6 +166,21 @@ class Program:
 
 
 @dataclass(frozen=True)
+class Credential:
+    """A secret the upstream requires (named in :attr:`ServerInfo.secrets` too).
+
+    The server is registered and starts without it, and answers ``NOT_CONFIGURED`` until it
+    is stored; ``readingroom setup`` and ``--help`` say what it is and where to obtain it.
+    """
+
+    name: str
+    what: str
+    """What it is, for a sentence: "NII's application id for the CiNii Web API"."""
+    obtain: str
+    """Where to get it (a registration page)."""
+
+
+@dataclass(frozen=True)
 class ServerInfo(Program):
     """Everything the suite outside a server needs to know about it."""
 
@@ -151,11 +193,16 @@ class ServerInfo(Program):
     secrets: tuple[str, ...] = ()
     """Secret environment variable *names* (never values), resolved at run time from the
     environment, then the OS keyring."""
+    credentials: tuple[Credential, ...] = ()
+    """The secrets of :attr:`secrets` the upstream requires, with what each is and where it
+    is obtained."""
     credit: tuple[str, ...] = ()
     """The licence and credit lines every response of this server carries."""
     deadline_s: float = 90.0
     """The default per-call deadline (``READINGROOM_TOOL_DEADLINE`` overrides it)."""
     gate: Gate | None = None
+    library: Library | None = None
+    """Set by the one server that imports the user's library at set-up (:class:`Library`)."""
     self_test: str | None = None
     """``"module:function"`` of its self-test, ``run(command=None, *, progress=None)`` returning
     a :class:`readingroom.core.selftest.SelfTestReport`; None when it has none."""
@@ -223,7 +270,12 @@ def help_text(info: ServerInfo, version: str) -> str:
     if info.secrets:
         lines += ["", "Secrets (environment first, then the OS keyring; `readingroom secrets "
                       "set NAME`):"]
-        lines += [f"  {name}" for name in info.secrets]
+        required = {c.name: c for c in info.credentials}
+        for name in info.secrets:
+            need = required.get(name)
+            lines.append(f"  {name}" + (f"  required: {need.what} (get it at {need.obtain}); "
+                                        "without it every call answers NOT_CONFIGURED"
+                                        if need else ""))
     if info.gate is not None:
         lines += ["", f"Registered with hosts only after `readingroom setup {info.gate.option} "
                       f"{info.gate.metavar}`: {info.gate.help}"]

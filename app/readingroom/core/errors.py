@@ -8,9 +8,9 @@ mean different things to a scholar and so carry different codes.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
-__all__ = ["Code", "CoreError"]
+__all__ = ["Code", "CoreError", "FixedError"]
 
 
 class Code(StrEnum):
@@ -47,6 +47,7 @@ class Code(StrEnum):
     BOOK_BUSY = "BOOK_BUSY"
     PATH_UNUSABLE = "PATH_UNUSABLE"
     BOOK_DAMAGED = "BOOK_DAMAGED"
+    NOT_CONFIGURED = "NOT_CONFIGURED"
     # --- diagnostics: the call answered; read the answer with these in mind --------------
     ZERO_RESULT = "ZERO_RESULT"
     RESULT_WINDOW_CAPPED = "RESULT_WINDOW_CAPPED"
@@ -168,6 +169,11 @@ MEANINGS: dict[Code, str] = {
         "cannot be read or verified until it is rebuilt with book-agent init SOURCE --id ID "
         "--replace (or removed); other books are unaffected."
     ),
+    Code.NOT_CONFIGURED: (
+        "The server lacks a setting its upstream requires (an application id or API key), so "
+        "nothing was sent. The result is unknown, not empty; the remediation says what to set "
+        "and where to get it."
+    ),
     Code.ZERO_RESULT: (
         "The upstream searched and found no record matching every term: a genuine, "
         "checked absence for this query in these providers."
@@ -232,6 +238,7 @@ _ERRORS = frozenset(
         Code.BOOK_BUSY,
         Code.PATH_UNUSABLE,
         Code.BOOK_DAMAGED,
+        Code.NOT_CONFIGURED,
     }
 )
 
@@ -259,3 +266,15 @@ class CoreError(Exception):
         self.message = message
         self.details = details or {}
         self.remediation = remediation
+
+
+class FixedError(CoreError):
+    """A kind of failure whose code and remediation are fixed: a subclass sets
+    :attr:`error_code` and :attr:`remediation_text`, a raise gives the message and details."""
+
+    error_code: ClassVar[Code]
+    remediation_text: ClassVar[str]
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(type(self).error_code, message, details=details,
+                         remediation=type(self).remediation_text)

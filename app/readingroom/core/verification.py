@@ -147,7 +147,7 @@ def verify(path: os.PathLike[str] | str, *, head: str | None = None) -> VerifyRe
     problems: list[Problem] = []
     count = 0
     prev_hash, expected_seq, prev_line = GENESIS_HASH, 1, 0
-    pending: list[tuple[int, str, bool, str]] = []
+    pending: list[_Pending] = []
     last_seq, last_hash = 0, None
     seq_lines: dict[int, tuple[int, str]] = {}
     lines = 0
@@ -161,65 +161,11 @@ def verify(path: os.PathLike[str] | str, *, head: str | None = None) -> VerifyRe
             if obj is None:
                 pending.append((number, entry.sha256, entry.ends_nl, reason))
                 continue
-            acks = line_acks(obj)
-            if pending:
-                if acks == [(bad, digest) for bad, digest, _, _ in pending]:
-                    for bad, _digest, _nl, _why in pending:
-                        problems.append(
-                            Problem(
-                                bad,
-                                ProblemKind.torn,
-                                f"incomplete line from an interrupted write, acknowledged by "
-                                f"line {number}",
-                                level="warning",
-                            )
-                        )
-                else:
-                    for bad, _digest, _nl, why in pending:
-                        problems.append(
-                            Problem(
-                                bad,
-                                ProblemKind.unparseable,
-                                f"not a receipt line ({why}) and not acknowledged by the next "
-                                "line",
-                            )
-                        )
-                pending = []
-            elif acks:
-                problems.append(
-                    Problem(
-                        number,
-                        ProblemKind.broken_chain,
-                        "acknowledges a torn line that is not there",
-                    )
-                )
-            good = True
-            if line_hash(obj) != obj["hash"]:
-                problems.append(
-                    Problem(number, ProblemKind.edited, "hash does not match its content")
-                )
-                good = False
-            if obj["prev_hash"] != prev_hash:
-                where = f"line {prev_line}'s hash" if prev_line else "the start of the ledger"
-                problems.append(
-                    Problem(
-                        number,
-                        ProblemKind.broken_chain,
-                        f"prev_hash does not match {where} (a line was removed, inserted or "
-                        "moved)",
-                    )
-                )
-                good = False
-            elif obj["seq"] != expected_seq:
-                problems.append(
-                    Problem(
-                        number,
-                        ProblemKind.broken_chain,
-                        f"seq {obj['seq']} where {expected_seq} was expected",
-                    )
-                )
-                good = False
-            if good:
+            problems += _acknowledged(pending, line_acks(obj), number)
+            pending = []
+            found = _chain_problems(obj, number, prev_hash, expected_seq, prev_line)
+            problems += found
+            if not found:
                 count += 1
             if cited is not None and anchor_at is None and obj["hash"] == cited:
                 anchor_at = (number, obj["seq"])
@@ -228,19 +174,7 @@ def verify(path: os.PathLike[str] | str, *, head: str | None = None) -> VerifyRe
             last_seq, last_hash = obj["seq"], obj["hash"]
             seq_lines[obj["seq"]] = (number, obj["hash"])
 
-    for bad, _digest, ends_nl, why in pending:
-        if ends_nl:
-            problems.append(Problem(bad, ProblemKind.unparseable, f"not a receipt line ({why})"))
-        else:
-            problems.append(
-                Problem(
-                    bad,
-                    ProblemKind.torn,
-                    "incomplete line (an interrupted write or a cut file), not acknowledged by "
-                    "a following line",
-                )
-            )
-
+    problems += _unacknowledged(pending)
     problems.extend(_head_problems(head_file, head_bad, last_seq, seq_lines, lines))
     anchor = None if cited is None else _anchor(cited, anchor_at, problems, lines)
 
@@ -256,6 +190,53 @@ def verify(path: os.PathLike[str] | str, *, head: str | None = None) -> VerifyRe
         head_seq=last_seq,
         anchor=anchor,
     )
+
+
+_Pending = tuple[int, str, bool, str]
+"""A line that is not a receipt: its number, SHA-256, whether it ends in a newline, why."""
+
+
+def _acknowledged(pending: list[_Pending], acks: list[tuple[Any, Any]],
+                  number: int) -> list[Problem]:
+    """The findings for the unreadable lines before receipt line ``number``: torn lines it
+    acknowledges (a warning), else lines that are not receipts; an acknowledgement of torn
+    lines that are not there breaks the chain."""
+    if pending:
+        if acks == [(bad, digest) for bad, digest, _, _ in pending]:
+            return [Problem(bad, ProblemKind.torn, f"incomplete line from an interrupted write, "
+                            f"acknowledged by line {number}", level="warning")
+                    for bad, _digest, _nl, _why in pending]
+        return [Problem(bad, ProblemKind.unparseable, f"not a receipt line ({why}) and not "
+                        "acknowledged by the next line")
+                for bad, _digest, _nl, why in pending]
+    if acks:
+        return [Problem(number, ProblemKind.broken_chain,
+                        "acknowledges a torn line that is not there")]
+    return []
+
+
+def _chain_problems(obj: dict[str, Any], number: int, prev_hash: str, expected_seq: int,
+                    prev_line: int) -> list[Problem]:
+    """What is wrong with receipt line ``number`` itself: its hash, its link, its number."""
+    problems = []
+    if line_hash(obj) != obj["hash"]:
+        problems.append(Problem(number, ProblemKind.edited, "hash does not match its content"))
+    if obj["prev_hash"] != prev_hash:
+        where = f"line {prev_line}'s hash" if prev_line else "the start of the ledger"
+        problems.append(Problem(number, ProblemKind.broken_chain, f"prev_hash does not match "
+                                f"{where} (a line was removed, inserted or moved)"))
+    elif obj["seq"] != expected_seq:
+        problems.append(Problem(number, ProblemKind.broken_chain,
+                                f"seq {obj['seq']} where {expected_seq} was expected"))
+    return problems
+
+
+def _unacknowledged(pending: list[_Pending]) -> list[Problem]:
+    """The unreadable lines at the end, with no receipt after them to acknowledge them."""
+    return [Problem(bad, ProblemKind.unparseable, f"not a receipt line ({why})") if ends_nl
+            else Problem(bad, ProblemKind.torn, "incomplete line (an interrupted write or a cut "
+                         "file), not acknowledged by a following line")
+            for bad, _digest, ends_nl, why in pending]
 
 
 def _head_problems(

@@ -41,6 +41,7 @@ __all__ = [
     "envelope_json",
     "json_safe",
     "response_schema",
+    "tool_output_schema",
     "utc_now_iso",
 ]
 
@@ -326,5 +327,54 @@ def response_schema() -> dict[str, Any]:
     """The published JSON Schema of the envelope (what ``docs/response-schema.json`` holds)."""
     schema = Envelope.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = f"https://readingroom.invalid/schema/envelope/{SCHEMA_VERSION}"
+    schema["$id"] = _schema_id()
     return schema
+
+
+_OBJECT = {"type": "object"}
+_OBJECTS = {"type": "array", "items": _OBJECT}
+_STRING = {"type": "string"}
+_INTEGER = {"type": "integer"}
+
+
+def tool_output_schema(server: str, operation: str) -> dict[str, Any]:
+    """The compact output schema one tool declares in ``tools/list`` (about 1 kB).
+
+    What is the tool's own is exact: ``server``, ``operation`` and ``schema_version`` are
+    constants, the envelope's fields are all named (no other is allowed), and the parts a caller
+    branches on (``result``'s counts, ``error``'s code and message) are typed. The rest of the
+    shared envelope is a typed object described in a few words; its full detail lives in the
+    published :func:`response_schema` (``docs/response-schema.json``), named by ``$id`` in the
+    description. Every envelope valid against the published schema is valid against this one
+    (a test keeps them so), so a client that validates ``structuredContent`` against the
+    declared schema accepts every answer.
+    """
+    return {
+        "type": "object",
+        "description": f"The suite's envelope {SCHEMA_VERSION}: docs/response-schema.json",
+        "properties": {
+            "server": {"const": server},
+            "schema_version": {"const": SCHEMA_VERSION},
+            "operation": {"const": operation},
+            "searched_for": _OBJECT,
+            "query": _OBJECT,
+            "result": {**_OBJECT, "properties": {
+                "total": _INTEGER, "returned": _INTEGER, "has_more": {"type": "boolean"},
+                "next_start": _INTEGER}},
+            "items": _OBJECTS,
+            "data": _OBJECT,
+            "diagnostics": _OBJECTS,
+            "sources": _OBJECTS,
+            "attribution": {"type": "array", "items": _STRING},
+            "coverage_note": _STRING,
+            "receipt": _OBJECT,
+            "error": {**_OBJECT, "required": ["code", "message"], "properties": {
+                "code": _STRING, "message": _STRING}},
+        },
+        "required": ["server", "operation"],
+        "additionalProperties": False,
+    }
+
+
+def _schema_id() -> str:
+    return f"https://readingroom.invalid/schema/envelope/{SCHEMA_VERSION}"

@@ -28,7 +28,7 @@ from mcp.shared.exceptions import McpError
 from pydantic import BaseModel, ValidationError
 
 from .declaration import ServerInfo
-from .envelope import Envelope, envelope_json, json_safe, response_schema
+from .envelope import Envelope, envelope_json, json_safe, tool_output_schema
 from .errors import Code, CoreError
 from .settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
 
@@ -109,14 +109,18 @@ class ToolSpec:
     """False: results carry no ``structuredContent`` and the tool declares no output schema
     (for hosts that drop ``content`` when structured content is present)."""
 
-    def declaration(self, output_schema: dict[str, Any]) -> types.Tool:
-        """The ``tools/list`` entry, with all four annotations stated explicitly."""
+    def declaration(self, server: str) -> types.Tool:
+        """The ``tools/list`` entry, with all four annotations stated explicitly.
+
+        The output schema is the compact one of :func:`~.envelope.tool_output_schema`: the
+        tool's own constants and the envelope's shape, the detail in the published schema.
+        """
         return types.Tool(
             name=self.name,
             title=self.title,
             description=self.description,
             inputSchema=self.input_model.model_json_schema(),
-            outputSchema=output_schema if self.structured else None,
+            outputSchema=tool_output_schema(server, self.name) if self.structured else None,
             annotations=types.ToolAnnotations(
                 title=self.title,
                 readOnlyHint=self.read_only,
@@ -244,8 +248,7 @@ def build_server(
     version = __version__
     server: Server = Server(name, version=version, instructions=instructions)
     by_name = {t.name: t for t in tools}
-    schema = response_schema()
-    declarations = [t.declaration(schema) for t in tools]
+    declarations = [t.declaration(name) for t in tools]
     admission = anyio.CapacityLimiter(concurrency)
 
     @server.list_tools()

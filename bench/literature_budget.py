@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from readingroom.core.rawstdio import RawStdioClient
-from readingroom.literature.fake_providers import FakeProviders
+from readingroom.literature.fake import FakeProviders
 
 CASES: dict[str, tuple[str, str, str | None, float, str]] = {
     "hang": ("arxiv", "hang", None, 45.0, "error"),

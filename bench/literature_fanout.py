@@ -18,7 +18,7 @@ from pathlib import Path
 
 import anyio
 
-from readingroom.literature.fake_providers import FakeProviders
+from readingroom.literature.fake import FakeProviders
 from readingroom.literature.history import History
 from readingroom.literature.models import PROVIDER_ORDER, SearchRequest
 from readingroom.literature.service import LiteratureService

@@ -16,7 +16,7 @@ import sys
 import time
 
 from readingroom.core.rawstdio import RawStdioClient
-from readingroom.ndl.fake_sru import FakeSru
+from readingroom.ndl.fake import FakeSru
 
 FLOOR = 1.0
 

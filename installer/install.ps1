@@ -50,6 +50,16 @@ release zip), else ..\dist\readingroom (a source checkout after python build\fre
 .PARAMETER NoSelfTest
 Skip the self-test that "readingroom setup" runs after registering the servers.
 
+.PARAMETER Books
+A folder of your books (PDF, EPUB, Markdown). After registering the servers, setup runs
+"book-agent add" over it (every level below), so your assistants can search the books when the
+installer is done. Running the installer again adds only new and changed files.
+
+.PARAMETER Zotero
+Also add the PDF and EPUB attachments of your Zotero library (its default data folder,
+%USERPROFILE%\Zotero), with each item's metadata. Zotero may stay open: its database is read
+from a copy.
+
 .EXAMPLE
 .\install.ps1 -NotificationFiled 2026-08-19
 
@@ -59,6 +69,12 @@ Installs, records the notification date and registers ndl-mcp with the hosts set
 .\install.ps1 -Hosts codex,claude-desktop -WhatIf
 
 Shows what would be copied and which setup command would run; changes nothing.
+
+.EXAMPLE
+.\install.ps1 -Books "$env:USERPROFILE\Documents\Papers" -Zotero
+
+Installs, then registers every book under Documents\Papers and the Zotero library's PDFs and
+EPUBs with book-agent.
 
 .EXAMPLE
 install.cmd -NotificationFiled 2026-08-19 -Hosts codex
@@ -82,7 +98,9 @@ param(
     [string[]]$Hosts,
     [string]$DataDir,
     [string]$BundleDir,
-    [switch]$NoSelfTest
+    [switch]$NoSelfTest,
+    [string]$Books,
+    [switch]$Zotero
 )
 
 Set-StrictMode -Version Latest
@@ -407,6 +425,15 @@ if ((Test-Path -LiteralPath $installPath) -and -not (Test-Path -LiteralPath $adm
     }
 }
 
+$booksPath = $null
+if ($Books) {
+    $booksPath = Get-FullPath -Path $Books
+    if (-not (Test-Path -LiteralPath $booksPath -PathType Container)) {
+        Write-Step -Message "-Books $Books is not a folder." -Color Red
+        exit $ExitUsage
+    }
+}
+
 $dataPath = $null
 if ($DataDir) {
     $dataPath = Get-FullPath -Path $DataDir
@@ -551,6 +578,12 @@ if ($dataPath) {
 }
 if ($NoSelfTest) {
     $setupArgs += '--no-self-test'
+}
+if ($booksPath) {
+    $setupArgs += @('--books', $booksPath)
+}
+if ($Zotero) {
+    $setupArgs += '--zotero'
 }
 $display = Format-CommandLine -Exe $adminPath -Arguments $setupArgs
 

@@ -10,7 +10,9 @@ Tesseract misreads the last lines).
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -135,6 +137,31 @@ def test_the_command_line_reports_ocr_per_page_on_stderr(tmp_path, engine):
     assert "book-agent: OCR page index 2: " in done.stderr
     assert "OCR page index 0" not in done.stderr  # a page with a text layer is not OCR'd
     assert "OCR" not in done.stdout.split("warnings")[0]
+
+
+def test_add_with_ocr_reads_the_scanned_pages_of_a_folder(tmp_path, engine):
+    """``add --ocr`` (issue 21 §3): the folder's scanned PDF, refused as image-only by a plain
+    ``add``, is read by OCR on the next ``add --ocr`` (the refusal is not remembered past it)."""
+    folder = tmp_path / "books"
+    folder.mkdir()
+    shutil.copy(fixture_books() / "huckfinn-scanned-page.pdf", folder / "scan.pdf")
+    data = tmp_path / "data"
+
+    def add(*more: str) -> tuple[int, dict]:
+        done = subprocess.run(
+            [sys.executable, "-m", "readingroom.book", "--data-dir", str(data), "--json",
+             "add", str(folder), "--jobs", "1", *more],
+            capture_output=True, text=True, encoding="utf-8", timeout=300)
+        return done.returncode, json.loads(done.stdout)
+
+    code, env = add()
+    assert code == 3 and env["data"]["counts"]["refused"] == 1, env["data"]
+    assert env["data"]["refused"][0]["reason"].startswith("image-only")
+    code, env = add("--ocr")
+    assert code == 0 and env["data"]["counts"]["added"] == 1, env["data"]
+    loaded = BookService(data)._load(env["items"][0]["book_id"])
+    assert [u.index for u in loaded.units if u.text_source == "ocr"] == [0]
+    assert "branches" in loaded.units[0].text and "Watson" in loaded.units[0].text
 
 
 # --- without Tesseract: a clear message, nothing built ------------------------------------------

@@ -21,12 +21,12 @@ from readingroom.book import SERVER as BOOK
 from readingroom.catalog import SERVERS
 from readingroom.core.declaration import ServerInfo
 from readingroom.heritage import SERVER as HERITAGE
-from readingroom.heritage.fake_upstreams import FakeUpstreams
+from readingroom.heritage.fake import FakeUpstreams
 from readingroom.literature import SERVER as LITERATURE
-from readingroom.literature.fake_providers import FakeProviders
+from readingroom.literature.fake import FakeProviders
 from readingroom.ndl import ENV_NDL_SRU_URL
 from readingroom.ndl import SERVER as NDL
-from readingroom.ndl.fake_sru import FakeSru
+from readingroom.ndl.fake import FakeSru
 
 from .toy_server import SERVER as TOY
 

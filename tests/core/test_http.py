@@ -615,6 +615,7 @@ def test_httpx_loggers_are_quiet() -> None:
 def test_all_is_honest() -> None:
     assert sorted(http_module.__all__) == [
         "ACCEPT_ENCODING",
+        "HeaderValue",
         "HttpClient",
         "INFLATE_RATIO_FLOOR",
         "MAX_BODY_BYTES",
@@ -625,6 +626,7 @@ def test_all_is_honest() -> None:
         "Revealable",
         "SECRET_HEADER_NAMES",
         "UpstreamBodyError",
+        "UpstreamError",
         "UpstreamHttpError",
         "UpstreamTransportError",
         "redact_headers",

@@ -20,7 +20,8 @@ from mcp.shared.memory import create_connected_server_and_client_session
 
 from mcp import ClientSession
 from readingroom.core.clock import Clock, FakeClock
-from readingroom.heritage.fake_upstreams import Answer, FakeUpstreams
+from readingroom.heritage.fake import Canned as Answer
+from readingroom.heritage.fake import FakeUpstreams
 from readingroom.heritage.server import build_heritage_server
 
 JSON = {"Content-Type": "application/json;charset=utf-8"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from readingroom.core.errors import Code, CoreError
-from readingroom.heritage import ckan, dodis, memobase
+from readingroom.heritage.upstreams import ckan, dodis, memobase
 
 
 def test_ckan_failure_and_missing_fields_are_errors_not_empties():

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from readingroom.heritage.fake_upstreams import ACTIVE, INACTIVE, canned
+from readingroom.heritage.fake import ACTIVE, INACTIVE, canned
 from readingroom.heritage.selftest import CALLS
 
 from .loopback import on_loopback, xml_answer

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.heritage import ckan, dodis, memobase
+from readingroom.heritage.upstreams import ckan, dodis, memobase
 
 EXPECTED = {
     "sikart_ckan_datastore_search_giacometti.json",

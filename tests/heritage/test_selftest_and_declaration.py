@@ -6,9 +6,9 @@ import pytest
 
 from readingroom.catalog import SERVERS
 from readingroom.heritage import SERVER, URL_SETTINGS
-from readingroom.heritage.fake_upstreams import PREFIXES
-from readingroom.heritage.helveticat.client import HELVETICAT_OAI_URL, HELVETICAT_SRU_URL
+from readingroom.heritage.fake import PREFIXES
 from readingroom.heritage.sources import ENV_CKAN, ENV_DODIS, ENV_MEMOBASE
+from readingroom.heritage.upstreams.helveticat import HELVETICAT_OAI_URL, HELVETICAT_SRU_URL
 
 
 def test_one_catalogue_line_and_the_settings_match():

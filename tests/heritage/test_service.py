@@ -126,6 +126,7 @@ async def test_cross_search_without_nb_lane_says_so(samples: Path):
     artists = _sample(samples, "sikart_ckan_datastore_search_giacometti.json")
     museum = _sample(samples, "snm_ckan_package_search_museum.json")
     service, _ = _service(lambda r: artists if "datastore" in r.url.path else museum)
+    service.publication_search = None  # a build without the National Library's lane
     env = await service.cross_search("Giacometti", ["sik_isea", "snm", "nb", "snm"], 3,
                                      arguments={})
     assert [(s.id, s.status) for s in env.sources] == [

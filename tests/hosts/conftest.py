@@ -1,4 +1,4 @@
-"""Fixtures of the host tests."""
+"""Fixtures shared by the host and setup tests (tests/setup/conftest.py imports them)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from readingroom.core.clock import FakeClock
-from readingroom.literature.fake_providers import FakeProviders
+from readingroom.literature.fake import FakeProviders
 from readingroom.literature.history import History
 from readingroom.literature.service import LiteratureService
 

@@ -9,7 +9,7 @@ import pytest
 
 from readingroom.core.clock import FakeClock
 from readingroom.core.errors import Code
-from readingroom.literature.fake_providers import canned
+from readingroom.literature.fake import canned
 from readingroom.literature.fulltext import join_full_text, parse_jats
 from readingroom.literature.history import History
 from readingroom.literature.service import LiteratureService

@@ -9,13 +9,13 @@ from readingroom.core.clock import FakeClock
 from readingroom.literature import ENV_STATE_DIR, OPTIONAL_VARIABLES, SERVER, URL_SETTINGS
 from readingroom.literature.__main__ import main
 from readingroom.literature.cache import MAX_BYTES, MAX_ENTRIES, TTL_SECONDS, ResultCache
-from readingroom.literature.fake_providers import canned
+from readingroom.literature.fake import canned
 from readingroom.literature.history import History, history_line, state_dir
 from readingroom.literature.models import PROVIDER_ORDER, SearchRequest
-from readingroom.literature.providers import PROVIDERS
-from readingroom.literature.providers.base import Page, ProviderSettings
 from readingroom.literature.server import tool_specs
 from readingroom.literature.service import LiteratureService
+from readingroom.literature.upstreams import PROVIDERS
+from readingroom.literature.upstreams.base import Page, ProviderSettings
 
 
 def test_exactly_three_tools_with_the_prefix_and_read_only_hints(tmp_path):

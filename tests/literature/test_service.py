@@ -111,7 +111,7 @@ async def test_unchosen_sources_are_skipped_and_not_asked(make_service, fake):
     assert got["crossref"] == got["arxiv"] == "ok"
     assert {p for p, s in got.items() if s == "skipped"} == set(PROVIDER_ORDER) - {"crossref",
                                                                                    "arxiv"}
-    assert {r.provider for r in fake.log} == {"crossref", "arxiv"}
+    assert {r.prefix for r in fake.log} == {"crossref", "arxiv"}
     assert len(env.attribution) == 2
 
 

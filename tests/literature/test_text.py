@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from readingroom.core.xmlsafe import parse_xml
-from readingroom.literature.text import clean_markup, collapse, element_text, join_parts
+from readingroom.literature.markup import clean_markup, collapse, element_text, join_parts
 
 
 def test_europepmc_headings_become_labels() -> None:

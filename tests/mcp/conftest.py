@@ -9,8 +9,8 @@ import httpx
 import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from readingroom.ndl.client import NdlClient
 from readingroom.ndl.server import build_ndl_server
+from readingroom.ndl.upstreams.ndl_search import NdlClient
 
 from .harness import ENDPOINT, Upstream, by_query
 

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 
 from readingroom.core.clock import FakeClock
-from readingroom.ndl.fake_sru import canned
+from readingroom.ndl.fake import canned
 
 ENDPOINT = "https://ndl.test/api/sru"
 

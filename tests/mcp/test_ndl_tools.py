@@ -298,8 +298,8 @@ async def test_deadline_exceeded():
     import anyio
     from mcp.shared.memory import create_connected_server_and_client_session
 
-    from readingroom.ndl.client import NdlClient
     from readingroom.ndl.server import build_ndl_server
+    from readingroom.ndl.upstreams.ndl_search import NdlClient
 
     async def never_answers(_request):
         await anyio.sleep(30)

@@ -10,10 +10,11 @@ from pydantic import ValidationError
 from readingroom.core.errors import Code, CoreError
 from readingroom.core.sru import SruFormatError
 from readingroom.core.xmlsafe import UnsafeXmlError, XmlParseError
-from readingroom.ndl import diagnostics, models, records
+from readingroom.ndl import diagnostics, models
 from readingroom.ndl.diagnostics import DiagnosticKind, UpstreamDiagnostic
 from readingroom.ndl.models import NdlItem, RecordResult, SruResponse
-from readingroom.ndl.records import parse
+from readingroom.ndl.upstreams import ndl_search as records
+from readingroom.ndl.upstreams.ndl_search import parse
 
 TESTS = Path(__file__).resolve().parents[1]
 FIXTURES = TESTS / "fixtures" / "ndl"
@@ -79,9 +80,16 @@ def test_exports() -> None:
 
 def test_all_is_honest() -> None:
     assert sorted(records.__all__) == [
+        "DEFAULT_ENDPOINT",
+        "ENV_NDL_SRU_URL",
+        "MAX_RECORDS",
+        "MIN_REQUEST_INTERVAL",
+        "NdlClient",
         "PROBLEM_DC_SCHEMA",
         "PROBLEM_OTHER_SCHEMA",
         "PROBLEM_STRING_PACKED",
+        "RESULT_WINDOW",
+        "SruExchange",
         "parse",
         "read_record",
     ]

@@ -12,7 +12,7 @@ import pytest
 
 from readingroom.ndl.diagnostics import DiagnosticKind
 from readingroom.ndl.models import NdlItem, SruResponse
-from readingroom.ndl.records import PROBLEM_DC_SCHEMA, PROBLEM_STRING_PACKED, parse
+from readingroom.ndl.upstreams.ndl_search import PROBLEM_DC_SCHEMA, PROBLEM_STRING_PACKED, parse
 
 from ..core.samples import no_expectation
 

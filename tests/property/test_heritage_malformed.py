@@ -39,12 +39,12 @@ from lxml import etree
 from readingroom.core.clock import FakeClock
 from readingroom.core.envelope import Envelope
 from readingroom.core.xmlsafe import XmlParseError, parse_xml
-from readingroom.heritage.fake_upstreams import ACTIVE, canned
-from readingroom.heritage.helveticat.client import HelveticatClient
-from readingroom.heritage.helveticat.service import HelveticatService
+from readingroom.heritage.catalogue import Catalogue
+from readingroom.heritage.fake import ACTIVE, canned
 from readingroom.heritage.render import render_markdown
 from readingroom.heritage.service import HeritageService
 from readingroom.heritage.shape import count_of
+from readingroom.heritage.upstreams.helveticat import HelveticatClient
 
 from ..conftest import samples_dir
 from .mutate import PROPERTY_EXAMPLES, json_mutants, property_settings, xml_mutants
@@ -145,7 +145,7 @@ Call = Callable[["Services"], Any]
 @dataclass
 class Services:
     heritage: HeritageService
-    helveticat: HelveticatService
+    helveticat: Catalogue
 
 
 @dataclass(frozen=True)
@@ -331,7 +331,7 @@ def _run(driver: Driver, body: bytes) -> Envelope:
         env = {"MCP_RECEIPT_LOG": ""}
         services = Services(
             HeritageService(env=env, transport=transport, clock=clock, jitter=lambda: 0.5),
-            HelveticatService(HelveticatClient(sru_url=SRU, oai_url=OAI, transport=transport,
+            Catalogue(HelveticatClient(sru_url=SRU, oai_url=OAI, transport=transport,
                                                clock=clock), env=env, clock=clock))
         try:
             return await driver.call(services)

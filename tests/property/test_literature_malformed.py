@@ -37,12 +37,12 @@ from hypothesis import given
 from readingroom.core.clock import FakeClock
 from readingroom.core.errors import Code, CoreError
 from readingroom.core.xmlsafe import strip_doctype
-from readingroom.literature.fake_providers import canned
+from readingroom.literature.fake import canned
 from readingroom.literature.history import History
 from readingroom.literature.models import SearchRequest
-from readingroom.literature.providers import PROVIDERS
-from readingroom.literature.providers.base import Page, ProviderSettings
 from readingroom.literature.service import LiteratureService
+from readingroom.literature.upstreams import PROVIDERS
+from readingroom.literature.upstreams.base import Page, ProviderSettings
 
 from ..conftest import samples_dir
 from .mutate import PROPERTY_EXAMPLES, json_mutants, property_settings, xml_mutants
@@ -192,7 +192,7 @@ class Upstream:
     """
 
     def __init__(self, sample: Sample) -> None:
-        from readingroom.literature.client import HostClients
+        from readingroom.literature.host_clients import HostClients
 
         self.sample = sample
         self.body = sample.body
@@ -217,7 +217,7 @@ class Upstream:
 
     async def _search(self) -> Page:
         from readingroom.literature.budget import Budget
-        from readingroom.literature.client import ProviderHttp
+        from readingroom.literature.host_clients import ProviderHttp
 
         http = ProviderHttp(self.sample.provider, self.hosts.for_url(self.settings.base_url),
                             Budget(self.clock, 30.0, 10.0), self.clock,

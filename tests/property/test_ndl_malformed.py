@@ -28,8 +28,8 @@ from hypothesis import given
 
 from readingroom.core.clock import FakeClock
 from readingroom.core.envelope import response_schema
-from readingroom.ndl.client import NdlClient
 from readingroom.ndl.service import NdlService
+from readingroom.ndl.upstreams.ndl_search import NdlClient
 from tests.conftest import samples_dir
 from tests.property.mutate import PROPERTY_EXAMPLES, property_settings, xml_mutants
 

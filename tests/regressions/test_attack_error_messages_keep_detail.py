@@ -18,8 +18,8 @@ import pytest
 from readingroom.core import ledger
 from readingroom.core.errors import Code
 from readingroom.core.fanout import fan_out
-from readingroom.ndl.client import NdlClient
 from readingroom.ndl.service import NdlService
+from readingroom.ndl.upstreams.ndl_search import NdlClient
 
 pytestmark = pytest.mark.anyio
 

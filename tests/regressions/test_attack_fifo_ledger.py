@@ -26,7 +26,7 @@ import pytest
 from readingroom.core import ledger
 from readingroom.core.errors import Code
 from readingroom.core.rawstdio import RawStdioClient
-from readingroom.ndl.fake_sru import FakeSru
+from readingroom.ndl.fake import FakeSru
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 

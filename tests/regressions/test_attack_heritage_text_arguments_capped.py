@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 from tests.heritage.loopback import on_loopback
 
-from readingroom.heritage.helveticat.tools import helveticat_tool_specs
-from readingroom.heritage.server import tool_specs
+from readingroom.heritage.server import catalogue_tool_specs, tool_specs
 from readingroom.heritage.service import HeritageService
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +40,7 @@ def _unbounded(schema: dict[str, Any], defs: dict[str, Any], where: str) -> list
 
 def _specs() -> list[Any]:
     service = HeritageService(env={})
-    return [*helveticat_tool_specs(None), *tool_specs(service)]  # type: ignore[arg-type]
+    return [*catalogue_tool_specs(None), *tool_specs(service)]  # type: ignore[arg-type]
 
 
 def test_every_text_argument_has_a_max_length():

@@ -20,9 +20,9 @@ from mcp.shared.memory import create_connected_server_and_client_session
 
 from readingroom.cli import main
 from readingroom.core.ledger import Ledger
-from readingroom.ndl.client import NdlClient
-from readingroom.ndl.fake_sru import canned
+from readingroom.ndl.fake import canned
 from readingroom.ndl.server import build_ndl_server
+from readingroom.ndl.upstreams.ndl_search import NdlClient
 
 pytestmark = pytest.mark.anyio
 

@@ -242,19 +242,19 @@ def _ndl_env(urls: dict[str, str]) -> dict[str, str]:
 
 def _literature_hosts() -> dict[str, str]:
     """Provider → the real host it reaches (Europe PMC and bioRxiv share EBI's)."""
-    from readingroom.literature.fake_providers import HOSTS
+    from readingroom.literature.fake import HOSTS
 
     return HOSTS
 
 
 def _literature_env(urls: dict[str, str]) -> dict[str, str]:
-    from readingroom.literature.fake_providers import HOSTS, PREFIXES
+    from readingroom.literature.fake import HOSTS, PREFIXES
 
     return {var: f"{urls[HOSTS[prefix]]}/{prefix}" for prefix, var in PREFIXES.items()}
 
 
 def _heritage_env(urls: dict[str, str]) -> dict[str, str]:
-    from readingroom.heritage.fake_upstreams import PREFIXES
+    from readingroom.heritage.fake import PREFIXES
 
     return {var: f"{urls['']}/{prefix}" for prefix, var in PREFIXES.items()}
 

@@ -17,7 +17,7 @@ import json
 import pytest
 from tests.heritage.loopback import on_loopback
 
-from readingroom.heritage.helveticat.cursor import OaiCursor, decode_cursor
+from readingroom.heritage.catalogue_paging import OaiCursor, decode_cursor
 
 pytestmark = pytest.mark.anyio
 

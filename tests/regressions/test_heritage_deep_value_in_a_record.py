@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from tests.heritage.loopback import on_loopback
 
-from readingroom.heritage.fake_upstreams import canned
+from readingroom.heritage.fake import canned
 
 pytestmark = pytest.mark.anyio
 

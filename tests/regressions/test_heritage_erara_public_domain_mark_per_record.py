@@ -13,8 +13,8 @@ from tests.heritage.helveticat.helpers import hand
 
 from readingroom.core.oaipmh import parse_oai
 from readingroom.core.sru import parse_search_retrieve
-from readingroom.heritage.helveticat.dc import parse_dc_record
-from readingroom.heritage.helveticat.marc import parse_marc_record
+from readingroom.heritage.dublin_core import parse_dc_record
+from readingroom.heritage.marc21 import parse_marc_record
 
 PDM = {"name": "Public Domain Mark 1.0",
        "url": "https://creativecommons.org/publicdomain/mark/1.0/"}

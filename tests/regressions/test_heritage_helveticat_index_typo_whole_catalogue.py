@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 from tests.heritage.helveticat.helpers import FakeHelveticat, service_for
 
-from readingroom.heritage.helveticat.query import build_cql
-from readingroom.heritage.helveticat.tools import HelveticatSearchInput
+from readingroom.heritage.cql import build_cql
+from readingroom.heritage.server import HelveticatSearchInput
 
 
 @pytest.mark.anyio

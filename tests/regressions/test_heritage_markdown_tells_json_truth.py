@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from tests.heritage.loopback import json_answer, on_loopback, xml_answer
 
-from readingroom.heritage.fake_upstreams import canned
+from readingroom.heritage.fake import canned
 
 pytestmark = pytest.mark.anyio
 

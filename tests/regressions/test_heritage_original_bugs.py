@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from readingroom.core.clock import FakeClock
-from readingroom.heritage import ckan
 from readingroom.heritage.service import HeritageService
 from readingroom.heritage.sources import SIKART, SNM_ORGANIZATION
+from readingroom.heritage.upstreams import ckan
 
 pytestmark = pytest.mark.anyio
 

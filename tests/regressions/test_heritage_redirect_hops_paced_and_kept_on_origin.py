@@ -16,7 +16,7 @@ import pytest
 from tests.heritage.loopback import json_answer, on_loopback
 
 from readingroom.core.clock import SystemClock
-from readingroom.heritage.fake_upstreams import canned
+from readingroom.heritage.fake import canned
 
 pytestmark = pytest.mark.anyio
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from tests.heritage.loopback import on_loopback, xml_answer
 
-from readingroom.heritage.fake_upstreams import canned
-from readingroom.heritage.helveticat.cursor import SruCursor, decode_cursor
+from readingroom.heritage.catalogue_paging import SruCursor, decode_cursor
+from readingroom.heritage.fake import canned
 
 pytestmark = pytest.mark.anyio
 

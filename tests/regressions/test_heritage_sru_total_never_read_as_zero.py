@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from tests.heritage.loopback import on_loopback, xml_answer
 
-from readingroom.heritage.fake_upstreams import canned
+from readingroom.heritage.fake import canned
 
 pytestmark = pytest.mark.anyio
 

@@ -20,11 +20,11 @@ from tests.literature import conftest as literature_fixtures
 from readingroom.core.clock import FakeClock
 from readingroom.core.errors import Code
 from readingroom.literature.cache import MAX_BYTES, ResultCache
-from readingroom.literature.fake_providers import canned
+from readingroom.literature.fake import canned
 from readingroom.literature.history import History
 from readingroom.literature.models import SearchRequest
-from readingroom.literature.providers.base import Page
 from readingroom.literature.service import LiteratureService
+from readingroom.literature.upstreams.base import Page
 
 fake = literature_fixtures.fake
 make_service = literature_fixtures.make_service

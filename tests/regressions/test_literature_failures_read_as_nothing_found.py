@@ -15,7 +15,7 @@ import pytest
 from tests.literature import conftest as literature_fixtures
 
 from readingroom.core.errors import Code
-from readingroom.literature.fake_providers import canned
+from readingroom.literature.fake import canned
 from readingroom.literature.models import SearchRequest
 
 fake = literature_fixtures.fake

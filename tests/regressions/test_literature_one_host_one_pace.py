@@ -19,11 +19,11 @@ import httpx
 import pytest
 
 from readingroom.core.clock import FakeClock
-from readingroom.literature.fake_providers import canned
+from readingroom.literature.fake import canned
 from readingroom.literature.history import History
 from readingroom.literature.models import SearchRequest
-from readingroom.literature.providers import biorxiv, europepmc
 from readingroom.literature.service import LiteratureService
+from readingroom.literature.upstreams import biorxiv, europepmc
 
 pytestmark = pytest.mark.anyio
 

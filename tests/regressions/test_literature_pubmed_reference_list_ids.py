@@ -4,7 +4,7 @@ PMIDs)."""
 
 from __future__ import annotations
 
-from readingroom.literature.providers import pubmed
+from readingroom.literature.upstreams import pubmed
 
 BODY = (
     b"<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>29963580</PMID><Article>"

@@ -20,7 +20,7 @@ import pytest
 from tests.literature import conftest as literature_fixtures
 
 from readingroom.core.errors import Code
-from readingroom.literature.fake_providers import canned
+from readingroom.literature.fake import canned
 from readingroom.literature.models import SearchRequest
 
 fake = literature_fixtures.fake
@@ -35,7 +35,7 @@ def sent(fake) -> dict[str, str]:
     out = {}
     for record in fake.log:
         if record.path.endswith(("esearch.fcgi", "search", "works", "paper/search", "query")):
-            out[record.provider] = record.params[keys[record.provider]]
+            out[record.prefix] = record.params[keys[record.prefix]]
     return out
 
 

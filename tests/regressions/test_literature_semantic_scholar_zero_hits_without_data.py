@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from readingroom.literature.providers import semantic_scholar
+from readingroom.literature.upstreams import semantic_scholar
 
 
 def test_zero_hits_without_data_is_empty() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from readingroom.ndl.diagnostics import DiagnosticKind
-from readingroom.ndl.records import parse
+from readingroom.ndl.upstreams.ndl_search import parse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ndl"
 

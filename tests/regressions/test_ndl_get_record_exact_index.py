@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from readingroom.ndl.cql import build_record_query
-from readingroom.ndl.providers import ALL_DPIDS
+from readingroom.ndl.sources import ALL_DPIDS
 
 
 @pytest.mark.parametrize("kwargs,index", [

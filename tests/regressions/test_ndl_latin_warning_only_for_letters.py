@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from readingroom.core.errors import Code, CoreError
-from readingroom.ndl.client import NdlClient
 from readingroom.ndl.service import NdlService
+from readingroom.ndl.upstreams.ndl_search import NdlClient
 
 
 @pytest.mark.anyio

@@ -22,9 +22,9 @@ import httpx
 import pytest
 
 from readingroom.core.clock import FakeClock
-from readingroom.ndl.client import NdlClient
-from readingroom.ndl.fake_sru import canned
+from readingroom.ndl.fake import canned
 from readingroom.ndl.service import NdlService
+from readingroom.ndl.upstreams.ndl_search import NdlClient
 
 pytestmark = pytest.mark.anyio
 BOOKS = canned("books.xml").decode("utf-8")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from readingroom.ndl.records import parse
+from readingroom.ndl.upstreams.ndl_search import parse
 
 _APP = Path(__file__).resolve().parents[2] / "app" / "readingroom"
 # The canned self-test responses move from setup/ to ndl/ in issue 7; read them where they are.

@@ -10,8 +10,8 @@ import pytest
 
 from readingroom.core.errors import Code, CoreError
 from readingroom.ndl.cql import build_search_query
-from readingroom.ndl.providers import ALL_DPIDS
 from readingroom.ndl.server import tool_specs
+from readingroom.ndl.sources import ALL_DPIDS
 
 
 def test_declared_set_uses_the_corrected_spelling():

@@ -7,7 +7,7 @@ Evidence: japan-apis.md 1.4 (measured refusal by ckgerteis, 2026-08-23).
 from __future__ import annotations
 
 from readingroom.ndl.cql import build_record_query, build_search_query
-from readingroom.ndl.providers import ALL_DPIDS
+from readingroom.ndl.sources import ALL_DPIDS
 
 
 def test_multi_provider_query_has_no_parentheses_and_one_dpid_clause():

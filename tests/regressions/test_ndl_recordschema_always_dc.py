@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from readingroom.ndl.records import PROBLEM_DC_SCHEMA, parse
+from readingroom.ndl.upstreams.ndl_search import PROBLEM_DC_SCHEMA, parse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ndl"
 LABEL = b"<recordSchema>info:srw/schema/1/dc-v1.1</recordSchema>"

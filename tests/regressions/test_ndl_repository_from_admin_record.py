@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from readingroom.ndl.records import parse
+from readingroom.ndl.upstreams.ndl_search import parse
 
 
 def test_digital_search_returns_ndl_holdings_records(samples: Path) -> None:

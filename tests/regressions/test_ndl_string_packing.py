@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from readingroom.ndl.records import PROBLEM_STRING_PACKED, parse
+from readingroom.ndl.upstreams.ndl_search import PROBLEM_STRING_PACKED, parse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ndl"
 

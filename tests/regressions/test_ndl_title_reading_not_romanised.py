@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from readingroom.ndl.models import NdlItem
-from readingroom.ndl.records import parse
+from readingroom.ndl.upstreams.ndl_search import parse
 
 
 def test_reading_is_katakana(samples: Path) -> None:

@@ -1,28 +1,7 @@
-"""Fixtures shared by the host and setup tests."""
+"""Fixtures of the setup tests: the host tests' own (one definition, in tests/hosts/conftest.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from ..hosts.conftest import install_dir, ndl_only_catalogue
 
-import pytest
-
-
-@pytest.fixture
-def install_dir(tmp_path: Path) -> Path:
-    """A fake install folder holding an executable named like our ndl-mcp."""
-    folder = tmp_path / "install"
-    folder.mkdir()
-    exe = folder / "ndl-mcp"
-    exe.write_text("#!/bin/sh\n")
-    exe.chmod(0o755)
-    return folder
-
-
-@pytest.fixture(autouse=True)
-def ndl_only_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests check host-file mechanics on one server's entry: the catalogue is pinned to
-    ndl-mcp (literature-search-mcp's own registration is tested in tests/literature)."""
-    from readingroom.catalog import SERVERS
-
-    for name in [n for n in SERVERS if n != "ndl-mcp"]:
-        monkeypatch.delitem(SERVERS, name)
+__all__ = ["install_dir", "ndl_only_catalogue"]

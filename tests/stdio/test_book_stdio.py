@@ -125,7 +125,7 @@ def test_failures_are_structured_error_objects(server):
     cases = [("book_search", {"book_id": "nope", "query": "x"}, "BOOK_NOT_FOUND"),
              ("book_render_page", {"book_id": "epub", "page_index": 0}, "CAPABILITY_UNAVAILABLE"),
              ("book_read_entry", {"book_id": "pdf", "record_id": "r9999"}, "NOT_FOUND"),
-             ("book_search", {"query": "x"}, "INVALID_ARGUMENT"),
+             ("book_search", {"query": "x", "hints": {"page": "0"}}, "INVALID_ARGUMENT"),
              ("book_read_source", {"locator": "{not json"}, "INVALID_LOCATOR"),
              ("book_search", {"book_id": "pdf", "query": "x", "top_k": 99}, "INVALID_ARGUMENT")]
     for name, arguments, code in cases:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from readingroom.core.rawstdio import RawStdioClient
-from readingroom.ndl.fake_sru import FakeSru
+from readingroom.ndl.fake import FakeSru
 
 SUFFIX = ".exe" if sys.platform == "win32" else ""
 

@@ -16,7 +16,7 @@ import pytest
 
 from readingroom.core.envelope import response_schema
 from readingroom.core.rawstdio import RawStdioClient
-from readingroom.heritage.fake_upstreams import ACTIVE, INACTIVE, FakeUpstreams
+from readingroom.heritage.fake import ACTIVE, INACTIVE, FakeUpstreams
 
 SERVER = [sys.executable, "-m", "readingroom.heritage"]
 VALIDATOR = jsonschema.Draft202012Validator(response_schema())

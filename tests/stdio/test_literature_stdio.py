@@ -12,7 +12,7 @@ import pytest
 
 from readingroom.core.envelope import response_schema
 from readingroom.core.rawstdio import RawStdioClient
-from readingroom.literature.fake_providers import FakeProviders
+from readingroom.literature.fake import FakeProviders
 
 SERVER = [sys.executable, "-m", "readingroom.literature"]
 VALIDATOR = jsonschema.Draft202012Validator(response_schema())

@@ -14,14 +14,14 @@ import pytest
 
 from readingroom.core.envelope import response_schema, tool_output_schema
 from readingroom.core.rawstdio import RawStdioClient
-from readingroom.ndl.fake_sru import FakeSru
+from readingroom.ndl.fake import FakeSru
 
 SERVER = [sys.executable, "-m", "readingroom.ndl"]
 # ndl-mcp with the floor at zero (still serial, still one retry): for the tests of error paths,
 # which would otherwise wait a second per request. The floor itself is proven by
 # test_sixteen_simultaneous_calls_are_serial_and_paced and the self-test, on the real server.
 UNFLOORED = [sys.executable, "-c", (
-    "import dataclasses, readingroom.ndl.client as c\n"
+    "import dataclasses, readingroom.ndl.upstreams.ndl_search as c\n"
     "c.UNDERTAKINGS = dataclasses.replace(c.UNDERTAKINGS, min_interval=0.0)\n"
     "from readingroom.ndl.__main__ import main\n"
     "main()\n"

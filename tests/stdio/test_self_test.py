@@ -18,7 +18,7 @@ CLI = [sys.executable, "-m", "readingroom"]
 
 # A server with the undertakings stripped: no lock, no floor. The self-test must notice.
 UNPACED = (
-    "import dataclasses, readingroom.ndl.client as c\n"
+    "import dataclasses, readingroom.ndl.upstreams.ndl_search as c\n"
     "c.UNDERTAKINGS = dataclasses.replace(c.UNDERTAKINGS, serial=False, min_interval=0.0)\n"
     "from readingroom.ndl.__main__ import main\n"
     "main()\n"

@@ -10,6 +10,7 @@ logs its traceback on stderr only with ``--debug`` (or ``BOOK_AGENT_DEBUG=1``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
@@ -171,16 +172,19 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--replace", action="store_true", help="build a new version of an id")
     c.add_argument("--allow-image-only", action="store_true",
                    help="register a book without any text layer (render only)")
-    c.add_argument("--ocr", nargs="?", const="missing", choices=("missing", "all"),
-                   help="read PDF pages without a text layer by OCR (Tesseract, installed "
-                   "locally); --ocr all: every page")
-    c.add_argument("--ocr-lang", default="eng", metavar="LANGS",
-                   help="Tesseract languages for --ocr, e.g. jpn+eng (default eng)")
+    _ocr_arguments(c)
     _model_options(c, "embed every record with this model into the package")
 
-    c = sub.add_parser("search", help="ranked records for a query")
-    c.add_argument("book_id")
+    c = sub.add_parser("search", help="ranked records for a query, in one book or all (--all)")
+    c.add_argument("book_id", nargs="?", help="the book (omit with --all, --book, "
+                   "--collection or --tag)")
     c.add_argument("query")
+    c.add_argument("--all", action="store_true", dest="all_books",
+                   help="search every registered book at once, one ranked list")
+    c.add_argument("--book", action="append", dest="book_ids", metavar="ID",
+                   help="search these books together (repeat)")
+    c.add_argument("--collection", help="search the books of a library collection")
+    c.add_argument("--tag", help="search the books with a library tag")
     c.add_argument("--top-k", type=int, default=10)
     c.add_argument("--strict", action="store_true", help="every term (and quoted phrase)")
     c.add_argument("--include-contents", action="store_true",
@@ -249,6 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "relative to the package document")
     c.add_argument("--out", type=Path, required=True)
 
+    _library_commands(sub)
+
     sub.add_parser("list", help="registered books")
     c = sub.add_parser("status", help="package, counts and capabilities")
     c.add_argument("book_id", nargs="?")
@@ -263,6 +269,61 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the demo here instead of its folder in the user cache "
                    "(emptied on every run; a folder holding other files is refused)")
     return p
+
+
+def _library_commands(sub: Any) -> None:
+    """``add``, ``sync`` and ``cite``: the library as the unit (see :mod:`.library`)."""
+    c = sub.add_parser("add", help="register every PDF, EPUB and Markdown file of folders, "
+                       "a Zotero library or a calibre library (new and changed files only)")
+    c.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                   help="files and folders (a folder: its files; with --recursive, all below)")
+    c.add_argument("--recursive", "-r", action="store_true", help="folders: every level below")
+    c.add_argument("--zotero", nargs="?", const="", metavar="DATA_DIR",
+                   help="a Zotero data directory (default ~/Zotero): its PDF/EPUB attachments "
+                   "with their parent items' metadata")
+    c.add_argument("--collection", metavar="NAME", help="Zotero: only this collection (and "
+                   "its subcollections)")
+    c.add_argument("--tag", metavar="TAG", help="Zotero: only items with this tag")
+    c.add_argument("--attachments-base", type=Path, metavar="DIR",
+                   help="Zotero: the base folder of linked files (default: Zotero's "
+                   "baseAttachmentPath preference)")
+    c.add_argument("--calibre", type=Path, metavar="LIBRARY_DIR",
+                   help="a calibre library folder (the one holding metadata.db)")
+    c.add_argument("--formats", metavar="LIST", help="calibre: formats by preference "
+                   "(default epub,pdf)")
+    _batch_options(c)
+
+    c = sub.add_parser("sync", help="run add again over every source add was given")
+    _batch_options(c)
+
+    c = sub.add_parser("cite", help="a book's reference as CSL-JSON, BibTeX or RIS")
+    c.add_argument("book_id")
+    c.add_argument("--locator", help="a locator (JSON, @FILE or -): adds the passage's page")
+    c.add_argument("--format", dest="cite_format", choices=("csl-json", "bibtex", "ris"),
+                   default="csl-json")
+
+
+def _ocr_arguments(c: argparse.ArgumentParser) -> None:
+    """--ocr [all] and --ocr-lang, for init and add alike."""
+    c.add_argument("--ocr", nargs="?", const="missing", choices=("missing", "all"),
+                   help="read PDF pages without a text layer by OCR (Tesseract, installed "
+                   "locally); --ocr all: every page")
+    c.add_argument("--ocr-lang", default="eng", metavar="LANGS",
+                   help="Tesseract languages for --ocr, e.g. jpn+eng (default eng)")
+
+
+def _batch_options(c: argparse.ArgumentParser) -> None:
+    c.add_argument("--dry-run", action="store_true", help="list what would be done; change "
+                   "nothing")
+    c.add_argument("--jobs", type=int, metavar="N", help="books built at once (default: "
+                   "cores - 1, at least 1)")
+    c.add_argument("--allow-image-only", action="store_true",
+                   help="register PDFs without any text layer too (render only)")
+    c.add_argument("--prune", action="store_true", help="remove registered books whose item "
+                   "or file left the source (reported otherwise)")
+    c.add_argument("--max-size", type=float, metavar="MB", help="refuse files larger than "
+                   "this (default 2048)")
+    _ocr_arguments(c)
 
 
 def _common_options(p: argparse.ArgumentParser, *, default: Any) -> None:
@@ -289,7 +350,7 @@ def _subparser(common: argparse.ArgumentParser) -> type[_Parser]:
 
 
 _TEXT_ARGS = ("book_id", "title", "query", "record_id", "text", "href", "hint", "words",
-              "heading")
+              "heading", "collection", "tag", "formats")
 
 
 def _check_text_args(args: argparse.Namespace) -> None:
@@ -366,6 +427,9 @@ def _run(args: argparse.Namespace) -> Envelope:
                             replace=args.replace, allow_image_only=args.allow_image_only,
                             progress=_Progress(), semantic=_semantic_config(args),
                             ocr=_ocr_options(args))
+    if cmd == "search" and (args.all_books or args.book_ids or args.collection is not None
+                            or args.tag is not None or args.book_id is None):
+        return _search_library(service, args)
     if cmd == "search":
         if args.semantic_model or args.embeddings_url or args.rerank_url:
             service = BookService(service.registry.data_dir, semantic=_semantic_config(args),
@@ -412,6 +476,11 @@ def _run(args: argparse.Namespace) -> Envelope:
         write_output(args.out, data)
         envelope_data(env)["out"] = str(args.out)
         return env
+    if cmd in ("add", "sync"):
+        return _run_batch(service, args)
+    if cmd == "cite":
+        locator = None if args.locator is None else _locator_arg(args.locator)
+        return service.cite(args.book_id, locator=locator, format=args.cite_format)
     if cmd == "list":
         return service.list()
     if cmd == "status":
@@ -421,12 +490,151 @@ def _run(args: argparse.Namespace) -> Envelope:
     raise AssertionError(cmd)
 
 
+def _search_library(service: Any, args: argparse.Namespace) -> Envelope:
+    """``search --all``/``--book``/``--collection``/``--tag``: every chosen book at once."""
+    if args.book_id is not None:
+        raise CoreError(Code.INVALID_ARGUMENT, "Give a BOOK_ID or --all/--book/--collection/"
+                        "--tag, not both.", remediation="e.g. book-agent search --all "
+                        "\"harbour light\"")
+    if not (args.all_books or args.book_ids or args.collection is not None
+            or args.tag is not None):
+        raise CoreError(Code.INVALID_ARGUMENT, "search needs a BOOK_ID, or --all to search "
+                        "every book.", remediation="book-agent search ID \"WORDS\", or "
+                        "book-agent search --all \"WORDS\"")
+    if args.hint:
+        raise CoreError(Code.INVALID_ARGUMENT, "--hint narrows a search within one book.",
+                        remediation="Drop --hint, or search one book: book-agent search ID "
+                        "\"WORDS\" --hint KEY=VALUE")
+    return service.search_library(
+        args.query, book_ids=args.book_ids, collection=args.collection, tag=args.tag,
+        top_k=args.top_k, strict=args.strict, include_contents=args.include_contents,
+        semantic=args.semantic, rerank=args.rerank, wait=None, progress=_Progress())
+
+
+def _library_text(env: Envelope, data: dict[str, Any]) -> list[str]:
+    out = [f"{len(env.items)} of {data.get('total_matches')} matching records in "
+           f"{data.get('books_searched')} of {data.get('books_selected')} books "
+           f"({data.get('records_searched'):,} records searched)"]
+    if data.get("contents_left_out"):
+        out.append(f"  ({_count(data['contents_left_out'], 'contents or navigation record')}"
+                   " matching too left out: they list titles, not the chapters)")
+    for h in env.items:
+        book = h.get("book") or {}
+        who = ", ".join(book.get("authors") or [])
+        cite = "; ".join(x for x in (who, str(book.get("year") or "")) if x)
+        where = " > ".join(h.get("heading_path", []))
+        pages = h.get("page_labels") or []
+        out.append(f"  {h['book_id']}  {h['record_id']}  {h['score']:.3f}  "
+                   f"{_cut(book.get('title') or '', 60)}" + (f" ({cite})" if cite else ""))
+        out.append(f"      {where}" + (f"  p. {pages[0]}" if pages else ""))
+        out.append(f"      {h.get('snippet', '')}")
+    for skipped in data.get("books_skipped") or []:
+        out.append(f"  not searched: {skipped['book_id']} ({skipped['reason']}): "
+                   f"{skipped['message']}")
+    return out
+
+
+def _run_batch(service: Any, args: argparse.Namespace) -> Envelope:
+    """``add`` or ``sync``: the sources from the arguments (or remembered), then the batch."""
+    from .library.batch import DEFAULT_MAX_BYTES, run_add
+    from .library.sources import LibraryStore, SourceSpec
+
+    if args.command == "sync":
+        specs = LibraryStore(service.registry.data_dir).sources()
+        if not specs:
+            raise CoreError(Code.NOT_FOUND, "Nothing to sync: book-agent add has not been "
+                            "given a source in this data folder yet.",
+                            remediation="Run book-agent add FOLDER (or --zotero, --calibre) "
+                            "first.")
+    else:
+        specs = [SourceSpec("folder", os.path.abspath(p), recursive=args.recursive)
+                 for p in args.paths]
+        if args.zotero is not None:
+            specs.append(SourceSpec(
+                "zotero", os.path.abspath(args.zotero) if args.zotero else "",
+                collection=args.collection, tag=args.tag,
+                attachments_base=os.path.abspath(args.attachments_base)
+                if args.attachments_base else None))
+        elif args.collection or args.tag:
+            raise CoreError(Code.INVALID_ARGUMENT, "--collection and --tag go with --zotero.",
+                            remediation="e.g. book-agent add --zotero --collection Thesis")
+        if args.calibre is not None:
+            formats = tuple(f.strip().lower() for f in (args.formats or "").split(",")
+                            if f.strip())
+            specs.append(SourceSpec("calibre", os.path.abspath(args.calibre), formats=formats))
+        if not specs:
+            raise CoreError(Code.INVALID_ARGUMENT, "add needs a file or folder, --zotero or "
+                            "--calibre.", remediation="e.g. book-agent add ~/Papers "
+                            "--recursive")
+    max_bytes = DEFAULT_MAX_BYTES if args.max_size is None else int(args.max_size * 2**20)
+    if max_bytes < 1:
+        raise CoreError(Code.INVALID_ARGUMENT, "--max-size must be positive.",
+                        remediation="e.g. --max-size 500 (megabytes)")
+    ocr = {"mode": args.ocr, "language": args.ocr_lang} if _ocr_options(args) else None
+    return run_add(service, specs, jobs=args.jobs, dry_run=args.dry_run, ocr=ocr,
+                   allow_image_only=args.allow_image_only, prune=args.prune,
+                   max_bytes=max_bytes, progress=None if args.dry_run else _BatchProgress(),
+                   operation="book_sync" if args.command == "sync" else "book_add")
+
+
+class _BatchProgress:
+    """Files done / total, the current file and the ETA on stderr: one bar redrawn on a
+    terminal, one line per finished file otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.drawn = False
+
+    def __call__(self, done: int, total: int, current: str, status: str,
+                 eta: float | None) -> None:
+        left = "" if eta is None else f" · ETA {_duration(eta)}"
+        name = terminal_safe(current)
+        if self.tty:
+            width = 24
+            filled = int(width * done / total) if total else width
+            line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {status} {name}"
+            columns = 100
+            with contextlib.suppress(OSError):
+                columns = os.get_terminal_size(sys.stderr.fileno()).columns
+            line = (line[: max(20, columns - len(left) - 1)] + left).ljust(columns - 1)
+            sys.stderr.write("\r" + line)
+            if done >= total and status != "building":
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+            return
+        if status != "building":
+            print(f"book-agent: [{done}/{total}] {status} {name}{left}".rstrip(),
+                  file=sys.stderr, flush=True)
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def _exit_status(env: Envelope) -> int:
+    """0; for ``add``/``sync``: 3 when a file was refused, 130 when interrupted."""
+    if env.operation in ("book_add", "book_sync"):
+        data = env.data or {}
+        if data.get("interrupted"):
+            return 130
+        if (data.get("counts") or {}).get("refused"):
+            return 3
+    return 0
+
+
 def render_text(env: Envelope) -> str:
     """A readable rendering of an envelope for a terminal (never a JSON dump of a result)."""
     data = env.data or {}
     op = env.operation
     out: list[str] = []
-    if op == "book_search":
+    if op == "book_search" and data.get("scope") == "library":
+        out += _library_text(env, data)
+    elif op == "book_search":
         out.append(f"{len(env.items)} of {data.get('total_matches')} matching records "
                    f"(modes: {', '.join(f'{k}={v}' for k, v in data.get('modes', {}).items())})")
         if data.get("index_left_out"):
@@ -470,6 +678,9 @@ def render_text(env: Envelope) -> str:
                 continue
             out.append(f"{b['book_id']}  v{b['version']}  {b['format']}  {b['units']} units  "
                        f"{b['title']}")
+            origin = b.get("origin") or {}
+            if origin.get("kind") not in (None, "init"):
+                out.append(f"    from {origin['kind']}: {origin.get('path') or origin.get('key')}")
         if not env.items:
             out.append("no books registered")
     elif op == "book_status" and "counts" not in data and data.get("integrity"):
@@ -485,6 +696,10 @@ def render_text(env: Envelope) -> str:
                 if op == "book_render_page" else
                 f"{data['path']} ({data['mime_type']}, {data['href_form']} href)")
         out.append(f"wrote {data['out']}: {what}, {data['bytes']:,} bytes")
+    elif op in ("book_add", "book_sync"):
+        out += _batch_text(env, data)
+    elif op == "book_cite":
+        out.append(data["text"].rstrip("\n"))
     elif op == "book_remove":
         out.append(f"removed {data['book_id']} (versions {data['versions_removed']})")
     elif op == "book_skill_export":
@@ -599,6 +814,11 @@ def _package_text(op: str, data: dict[str, Any]) -> list[str]:
     if op == "book_status" and data.get("search_modes"):
         modes = data["search_modes"]
         out.append("  search modes: " + ", ".join(f"{k} {v}" for k, v in modes.items()))
+    if op == "book_status" and data.get("citation"):
+        out.append(f"  reference: {data['citation']}")
+        origin = data.get("origin") or {}
+        if origin.get("kind") not in (None, "init"):
+            out.append(f"  from {origin['kind']}: {origin.get('path') or origin.get('key')}")
     if op == "book_status" and data.get("integrity"):
         out += _integrity_text(data["integrity"])
     if op == "book_init":
@@ -607,6 +827,57 @@ def _package_text(op: str, data: dict[str, Any]) -> list[str]:
     elif data.get("warnings"):
         out.append(f"warnings at init ({len(data['warnings'])}):")
         out += [f"  - {w}" for w in data["warnings"]]
+    return out
+
+
+_SHOWN_PER_STATUS = 50
+
+
+def _batch_text(env: Envelope, data: dict[str, Any]) -> list[str]:
+    """The summary of an add or sync: counts, then what happened to which file."""
+    counts = data.get("counts") or {}
+    shown = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()
+                      if v or k in ("added", "updated", "unchanged", "refused"))
+    what = "dry run: " if data.get("dry_run") else ""
+    out = [f"{what}{shown} ({len(env.items)} files, {data.get('seconds')} s, "
+           f"{data.get('jobs')} job(s))"]
+    for src in data.get("sources") or []:
+        extra = ""
+        if src.get("kind") == "zotero":
+            extra = f": {src.get('items')} items, {src.get('book_attachments')} book files"
+        elif src.get("kind") == "calibre":
+            extra = f": {src.get('books')} books"
+        elif src.get("kind") == "folder":
+            extra = f": {src.get('files')} files"
+        out.append(f"  source {src['kind']} {src.get('path') or ''}{extra}")
+    by_status: dict[str, list[dict[str, Any]]] = {}
+    for item in env.items:
+        by_status.setdefault(item["status"], []).append(item)
+    for status in ("added", "updated", "would_add", "would_update", "moved", "duplicate",
+                   "not_built", "refused"):
+        group = by_status.get(status) or []
+        for item in group[:_SHOWN_PER_STATUS]:
+            book = item.get("book_id") or "-"
+            version = f" v{item['version']}" if item.get("version") else ""
+            why = item.get("reason") or item.get("why") or ""
+            why = f" — {why}" if why and status not in ("added", "would_add") else ""
+            out.append(f"  {status.replace('_', ' ')}  {book}{version}  ← {item['path']}{why}")
+        if len(group) > _SHOWN_PER_STATUS:
+            out.append(f"  … and {len(group) - _SHOWN_PER_STATUS} more {status}")
+    skipped = data.get("skipped_by_reason") or {}
+    if skipped:
+        out.append("skipped (reported, not fatal): " + ", ".join(
+            f"{n} {reason}" for reason, n in sorted(skipped.items())))
+        for s in (data.get("skipped") or [])[:20]:
+            title = f" “{s['title']}”" if s.get("title") else ""
+            out.append(f"  {s['source']} {s['where']}{title}: {s['reason']}")
+    removed = data.get("removed") or []
+    if removed:
+        verb = "pruned" if data.get("pruned") else "kept (--prune removes them)"
+        out.append(f"no longer in their source, {verb}:")
+        out += [f"  {r['book_id']} ← {r.get('origin')}" for r in removed[:50]]
+    if data.get("interrupted"):
+        out.append("interrupted: run the same command again to continue")
     return out
 
 
@@ -705,7 +976,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into `head`: not an error of ours
         return _quiet_stdout()
-    return 0
+    return _exit_status(env)
 
 
 def _configure_logging(debug: bool) -> None:

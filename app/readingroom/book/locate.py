@@ -24,7 +24,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -86,6 +86,11 @@ class Locator(BaseModel):
         None, description="For OCR text: engine, engine_version, language, the OCR'd pages "
         "and their mean word confidence (0-100).")
     checksum: str = Field(description="Integrity check over every other field.")
+    reference: dict[str, Any] | None = Field(
+        None, description="The book's reference (compact CSL-JSON: type, title, author, "
+        "issued, publisher, DOI/ISBN, URL) with CSL's label and locator for this passage. "
+        "Informational: it follows the library's metadata, so neither the checksum nor "
+        "verification covers it.")
 
 
 _OPTIONAL = ("stepped_over", "page_label_inferred", "text_source", "ocr")
@@ -93,9 +98,13 @@ _OPTIONAL = ("stepped_over", "page_label_inferred", "text_source", "ocr")
 older locator (which has none of them) keeps its checksum."""
 
 
+_UNCHECKED = frozenset({"checksum", "reference"})
+"""Fields outside the checksum and the field-by-field verification."""
+
+
 def _checksum(fields: dict[str, Any]) -> str:
     body = {k: v for k, v in fields.items()
-            if k != "checksum" and not (k in _OPTIONAL and v in (None, [], False))}
+            if k not in _UNCHECKED and not (k in _OPTIONAL and v in (None, [], False))}
     canon = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canon.encode("utf-8")).hexdigest()[:32]
 
@@ -129,9 +138,13 @@ class SourceText:
     """
 
     def __init__(self, units: Sequence[SourceUnit], *, book_id: str, version: int,
-                 source_sha256: str) -> None:
+                 source_sha256: str,
+                 reference: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+                 ) -> None:
         self.units = list(units)
         self.book_id, self.version, self.source_sha256 = book_id, version, source_sha256
+        # The book's reference for a locator's fields (adds the passage's CSL locator).
+        self.reference = reference
         parts: list[str] = []
         self._unit_starts: list[int] = []  # folded position where each unit starts
         self._offsets: list[list[int]] = []
@@ -366,7 +379,11 @@ class SourceText:
         else:
             fields.update(line_start=first.line_start, line_end=last.line_end)
         loc = Locator(**fields, checksum="")
-        return loc.model_copy(update={"checksum": _checksum(loc.model_dump(mode="json"))})
+        loc = loc.model_copy(update={"checksum": _checksum(loc.model_dump(mode="json"))})
+        if self.reference is not None:
+            loc = loc.model_copy(update={"reference": self.reference(
+                loc.model_dump(mode="json", exclude_none=True))})
+        return loc
 
     def _page_mark(self, u: int, offset: int, *, inclusive: bool) -> str | None:
         """The printed page at ``offset`` of EPUB unit ``u``: its last page mark at (or, for
@@ -430,7 +447,7 @@ def check_locator(loc: Locator, source: SourceText) -> tuple[tuple[int, int], tu
     given = loc.model_dump(mode="json")
     truth = source.locator(start, end).model_dump(mode="json")
     absent = {k for k in _OPTIONAL if k not in loc.model_fields_set}
-    differ = [k for k in truth if k != "checksum" and k not in absent
+    differ = [k for k in truth if k not in _UNCHECKED and k not in absent
               and given.get(k) != truth[k]]
     if differ:
         raise _invalid(

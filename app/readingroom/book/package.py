@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -60,9 +61,12 @@ from filelock import FileLock, Timeout
 from ..core.errors import Code, CoreError
 from ..core.files import replace_path, write_atomically
 
+log = logging.getLogger("readingroom.book.package")
+
 __all__ = [
     "BOOK_ID_PATTERN",
     "LAYOUT_FILES",
+    "ORIGIN_FILE",
     "STALE_UNOWNED_BUILD_SECONDS",
     "WINDOWS_RESERVED_NAMES",
     "BookPackage",
@@ -86,6 +90,8 @@ STALE_UNOWNED_BUILD_SECONDS = 3600.0
 """A build folder that names no owner (made before owners were recorded) is stale after this."""
 LAYOUT_FILES = ("units.jsonl", "toc.json", "records.jsonl", "book.md", "index.sqlite")
 """Files every version has (besides ``manifest.json``, ``source/`` and ``skill/``)."""
+ORIGIN_FILE = "origin.json"
+"""Beside ``CURRENT``: where a book imported by ``add`` was last seen (see ``origin``)."""
 _SOURCE_FORMATS = frozenset({"pdf", "epub", "markdown"})
 _LOCK_TIMEOUT = 60.0
 _BUILD_PREFIX = ".build-"
@@ -332,6 +338,9 @@ def _manifest_problem(data: Any, book_id: str, version: int) -> str | None:
             _counts(caps.get(k, [])) for k in ("vertical_units", "markdown_fallback_units")) \
             or not (caps.get("semantic") is None or isinstance(caps["semantic"], dict)):
         return "has no valid 'capabilities'"
+    for key in ("library", "reference"):  # optional: books imported from a library
+        if key in data and not (data[key] is None or isinstance(data[key], dict)):
+            return f"has no valid {key!r}"
     files = data.get("files")
     if files is not None and not (isinstance(files, dict) and all(
             _inside(k) and isinstance(v, dict) and _is(v.get("size"), int)
@@ -532,6 +541,17 @@ class Registry:
     def __init__(self, data_dir: Path | str) -> None:
         self.data_dir = Path(data_dir)
         self.books_dir = self.data_dir / "books"
+        self.listeners: list[Callable[[str, int | None], None]] = []
+        """Told ``(book_id, version)`` after a version is published, ``(book_id, None)``
+        after a book is removed (outside the book's lock). A listener's failure is logged,
+        never raised: the change itself is done."""
+
+    def _notify(self, book_id: str, version: int | None) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(book_id, version)
+            except Exception:  # a listener never undoes a published change
+                log.warning("a registry listener failed for %s", book_id, exc_info=True)
 
     def _book_dir(self, book_id: str) -> Path:
         return self.books_dir / check_book_id(book_id)
@@ -734,7 +754,29 @@ class Registry:
             target = book_dir / f"v{version}"
             replace_path(build_dir, target)
             write_atomically(book_dir / "CURRENT", f"{version}\n")
-            return BookPackage(book_id, version, target)
+        self._notify(book_id, version)
+        return BookPackage(book_id, version, target)
+
+    def origin(self, book_id: str) -> dict[str, Any] | None:
+        """Where the book was last seen (``DATA/books/ID/origin.json``), or None.
+
+        A library import records its origin in the manifest; when the file moves (same
+        SHA-256, new path) only this sidecar changes, so the package and its locators stay.
+        """
+        try:
+            data = json.loads((self._book_dir(book_id) / ORIGIN_FILE).read_text(
+                encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def set_origin(self, book_id: str, origin: dict[str, Any]) -> None:
+        """Record where a registered book's source now is (under the book's lock)."""
+        with self._locked(book_id):
+            if not self.is_registered(book_id):
+                self.get(book_id)  # BOOK_NOT_FOUND
+            write_atomically(self._book_dir(book_id) / ORIGIN_FILE,
+                             json.dumps(origin, ensure_ascii=False, indent=1) + "\n")
 
     def discard(self, build_dir: Path) -> None:
         """Remove an unfinished build, and the book's folder when nothing else is in it."""
@@ -765,6 +807,7 @@ class Registry:
             versions = [p for p in book_dir.glob("v*") if p.is_dir()]
             (book_dir / "CURRENT").unlink(missing_ok=True)
             shutil.rmtree(book_dir, ignore_errors=True)
+        self._notify(book_id, None)
         return len(versions)
 
 

@@ -53,6 +53,8 @@ if TYPE_CHECKING:  # numpy stays unloaded in a lexical-only server
 
 __all__ = [
     "INSTRUCTIONS",
+    "LIBRARY_WAIT_S",
+    "MAX_LIBRARY_BOOK_IDS",
     "TOOL_NAMES",
     "BookSearchInput",
     "BookTools",
@@ -82,6 +84,9 @@ TRUST_NOTE = (
 _TEXT_TOOLS = frozenset({"book_get_skill", "book_search", "book_read_entry",
                          "book_read_markdown", "book_locate_source", "book_read_source"})
 _REPLY_RESERVE_S = 0.05
+LIBRARY_WAIT_S = 10.0
+"""Longest a library search waits for the library index to take in new or changed books
+(within the call's deadline); books not yet indexed are then reported as skipped (stale)."""
 """Kept back from the deadline for building and sending the reply."""
 _KEEP_EXACT = frozenset({"locator"})
 """Keys whose values go back to the server verbatim: cleaning them would break verification."""
@@ -89,7 +94,8 @@ _KEEP_EXACT = frozenset({"locator"})
 INSTRUCTIONS = (
     "book-agent serves the user's own registered books (PDF, EPUB, Markdown) read-only. Start "
     "with book_list (which books) or book_get_skill (the Book Skill: contents and how to cite). "
-    "Find passages with book_search; read a hit with book_read_entry (a record and its "
+    "Find passages with book_search (without book_id: every book at once, one ranked list); "
+    "read a hit with book_read_entry (a record and its "
     "neighbours) or book_read_markdown (line ranges or a heading of the derived book.md). To "
     "cite, call book_locate_source with a record_id or an exact passage: it returns verified "
     "locators into the raw source; pass one unchanged to book_read_source to read the exact "
@@ -106,6 +112,7 @@ TOOL_NAMES = ("book_status", "book_get_skill", "book_search", "book_read_entry",
 _BOOK_ID = Field(None, min_length=1, max_length=64,
                  description="The book's id (from book_list). May be omitted on a server "
                  "started for one book.")
+MAX_LIBRARY_BOOK_IDS = 500
 MAX_HINT_KEY_CHARS = 32
 MAX_HINT_VALUE_CHARS = 200
 MAX_LOCATOR_FIELDS = 40
@@ -180,24 +187,37 @@ SearchMode = Literal["off", "auto", "on"]
 
 
 class BookSearchInput(_Input):
-    """A search of one book. Search-mode switches (semantic, rerank) are fields here: every
-    field besides book_id/query/top_k/strict/hints is passed to :meth:`BookService.search`."""
+    """A search of one book, or of the library. Search-mode switches (semantic, rerank) are
+    fields here: every field besides book_id/book_ids/collection/tag/query/top_k/strict/hints
+    is passed to the Core's search."""
 
-    book_id: str | None = _BOOK_ID
+    book_id: str | None = Field(
+        None, min_length=1, max_length=64,
+        description="Search this book only (from book_list). Omit it to search every book "
+        "at once (a server started for one book searches that book).")
+    book_ids: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] | None = (
+        Field(None, min_length=1, max_length=MAX_LIBRARY_BOOK_IDS,
+              description="Search these books together, in one ranked list (instead of "
+              "book_id)."))
+    collection: str | None = Field(
+        None, min_length=1, max_length=200,
+        description="Search the books of this library collection together.")
+    tag: str | None = Field(None, min_length=1, max_length=200,
+                            description="Search the books with this library tag together.")
     query: str = Field(min_length=1, max_length=1000, description="Words or a quoted phrase, "
                        "in the book's own script (Japanese in Japanese).")
     top_k: int = Field(10, ge=1, le=50, description="Hits to return.")
     strict: bool = Field(False, description="Every term (and quoted phrase) must occur.")
     hints: SearchHints | None = Field(
-        None, description="Narrow by place, e.g. {\"pages\": \"10-20\"} "
-        "(zero-based page indexes) or {\"heading\": \"Einleitung\"}.")
+        None, description="One book only (with book_id): narrow by place, e.g. "
+        "{\"pages\": \"10-20\"} (zero-based page indexes) or {\"heading\": \"Einleitung\"}.")
     semantic: SearchMode | None = Field(
-        None, description="Semantic search for this call: auto (default: when the server was "
-        "started with a model and the book has embeddings), on (also warn when it cannot "
-        "run), off (lexical only).")
+        None, description="Semantic search for this call (one book): auto (default: when the "
+        "server was started with a model and the book has embeddings), on (also warn when it "
+        "cannot run), off (lexical only).")
     rerank: SearchMode | None = Field(
-        None, description="Rerank for this call: auto (default: when a rerank endpoint was "
-        "chosen and it fits the deadline), on (try whenever time is left), off.")
+        None, description="Rerank for this call (one book): auto (default: when a rerank "
+        "endpoint was chosen and it fits the deadline), on (try whenever time is left), off.")
     include_contents: bool | None = Field(
         None, description="Also rank printed contents pages, in-spine tables of contents and "
         "navigation documents (left out by default: they list chapter titles, so they would "
@@ -209,9 +229,14 @@ class BookSearchInput(_Input):
         "book_read_entry: its links lead to the chapter and paragraph.")
 
     def mode_options(self) -> dict[str, Any]:
-        """The fields beyond book_id/query/top_k/strict/hints, for the Core's search."""
-        return self.model_dump(exclude={"book_id", "query", "top_k", "strict", "hints"},
-                               exclude_none=True)
+        """The fields beyond the books, query, top_k, strict and hints, for the Core's search."""
+        return self.model_dump(exclude={"book_id", "book_ids", "collection", "tag", "query",
+                                        "top_k", "strict", "hints"}, exclude_none=True)
+
+    def library(self) -> bool:
+        """Whether this call names books beyond one (book_ids, collection or tag)."""
+        return self.book_ids is not None or self.collection is not None or (
+            self.tag is not None)
 
 
 class ReadEntryInput(_Input):
@@ -444,7 +469,36 @@ class BookTools:
 
     def search(self, args: BookSearchInput, due: float | None = None) -> Envelope:
         """book_search; ``due`` is the call's deadline on ``time.monotonic()`` (rerank and the
-        endpoint's embedding call are skipped or cut short to meet it)."""
+        endpoint's embedding call are skipped or cut short to meet it).
+
+        Without ``book_id`` on a server of every book (or with ``book_ids``, ``collection``
+        or ``tag``), the whole library (or those books) in one ranked list; a server of one
+        book searches only it."""
+        served = self.launch.served
+        if args.book_id is not None and args.library():
+            raise CoreError(Code.INVALID_ARGUMENT, "Give book_id or book_ids/collection/tag, "
+                            "not both.", remediation="Omit book_id to search several books.")
+        if served is not None and args.library() and (
+                args.book_ids is None or set(args.book_ids) != {served} or args.collection
+                or args.tag):
+            raise CoreError(
+                Code.BOOK_NOT_ALLOWED, f"This server serves only the book {served!r}.",
+                details={"served": [served]},
+                remediation="Omit book_ids, collection and tag to search it.")
+        if served is None and args.book_id is None:
+            if args.hints:
+                raise CoreError(Code.INVALID_ARGUMENT, "hints narrow a search within one "
+                                "book; give book_id with them.",
+                                details={"errors": [{"loc": ["hints"], "msg": "needs book_id"}]},
+                                remediation="Search the library without hints, then search "
+                                "one book with them.")
+            options = args.mode_options()
+            return self._finish(self.service.search_library(
+                args.query, book_ids=args.book_ids, collection=args.collection, tag=args.tag,
+                top_k=args.top_k, strict=args.strict,
+                include_contents=bool(options.get("include_contents")),
+                semantic=options.get("semantic", "auto"), rerank=options.get("rerank", "auto"),
+                deadline=due, wait=LIBRARY_WAIT_S))
         book_id = self.book(args.book_id)
         assert book_id is not None
         env = self.service.search(book_id, args.query, top_k=args.top_k, strict=args.strict,
@@ -578,9 +632,15 @@ class BookTools:
                  "its contents with record ids, how to cite) or references/<file>.md. Paths "
                  "are confined to the Skill folder. Paged: continue with the continuation "
                  "given when truncated." + trust, SkillInput, self.skill),
-            spec("book_search", "Search a book",
-                 "Ranked records (sections) of one book for a query; each hit has record_id, "
-                 "heading path, pages and a snippet. Lexical search always runs; data.modes "
+            spec("book_search", "Search a book or the whole library",
+                 "Ranked records (sections) for a query; each hit has book_id, record_id, "
+                 "heading path, pages and a snippet. Without book_id (on a server of every "
+                 "book), or with book_ids, collection or tag: every chosen book at once, in "
+                 "one ranked list whose scores compare across books; each hit names its book "
+                 "(title, authors, year), and data.books_searched and data.books_skipped "
+                 "(with the reason: building, stale, unreadable, damaged) say what was "
+                 "covered. With book_id: one book, with hints. Lexical search always runs; "
+                 "data.modes "
                  "says which modes answered (semantic: off, unavailable, warming or ok; "
                  "rerank: off, unavailable, skipped or ok) and each hit's matched_by says what "
                  "found it. Read a hit with book_read_entry; cite it with "
@@ -699,6 +759,7 @@ def build_book_server(
 
     async def warm_up(_note: types.InitializedNotification) -> None:
         service.warm_up(wait=0)  # a background thread: the session is never held up
+        service.warm_library()  # an existing library index catches up, also in background
 
     server.notification_handlers[types.InitializedNotification] = warm_up
     # Idle render children stop with the server (or at exit); a busy one at end of input.

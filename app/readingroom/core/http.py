@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, ClassVar, Protocol, Self
 
 import anyio
 import httpx
@@ -56,11 +56,13 @@ __all__ = [
     "MAX_INFLATE_RATIO",
     "MAX_JSON_VALUES",
     "SECRET_HEADER_NAMES",
+    "HeaderValue",
     "HttpClient",
     "Politeness",
     "RateLimitedError",
     "Revealable",
     "UpstreamBodyError",
+    "UpstreamError",
     "UpstreamHttpError",
     "UpstreamTransportError",
     "redact_headers",
@@ -129,53 +131,44 @@ class Revealable(Protocol):
 HeaderValue = str | Revealable
 
 
-class RateLimitedError(CoreError):
+class UpstreamError(CoreError):
+    """A typed failure of an upstream exchange: each subclass fixes its code and remediation."""
+
+    error_code: ClassVar[Code]
+    remediation_text: ClassVar[str]
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(type(self).error_code, message, details=details,
+                         remediation=type(self).remediation_text)
+
+
+class RateLimitedError(UpstreamError):
     """The upstream answered HTTP 429 on every attempt the retry budget allowed."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.RATE_LIMITED,
-            message,
-            details=details,
-            remediation="Wait a minute before searching again. The result is unknown, not empty.",
-        )
+    error_code = Code.RATE_LIMITED
+    remediation_text = "Wait a minute before searching again. The result is unknown, not empty."
 
 
-class UpstreamTransportError(CoreError):
+class UpstreamTransportError(UpstreamError):
     """The upstream could not be reached, timed out, or failed with HTTP 5xx."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.TRANSPORT_ERROR,
-            message,
-            details=details,
-            remediation="Try again later. The result is unknown, not empty.",
-        )
+    error_code = Code.TRANSPORT_ERROR
+    remediation_text = "Try again later. The result is unknown, not empty."
 
 
-class UpstreamHttpError(CoreError):
+class UpstreamHttpError(UpstreamError):
     """The upstream refused the request with a non-2xx status other than 429 or 5xx."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.API_ERROR,
-            message,
-            details=details,
-            remediation="The request was refused; retrying it unchanged will not help.",
-        )
+    error_code = Code.API_ERROR
+    remediation_text = "The request was refused; retrying it unchanged will not help."
 
 
-class UpstreamBodyError(CoreError):
+class UpstreamBodyError(UpstreamError):
     """The upstream answered 2xx, but with a body that is not the JSON that was asked for."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.API_ERROR,
-            message,
-            details=details,
-            remediation="The service may be misbehaving or under maintenance; try again later. "
-            "The result is unknown, not empty.",
-        )
+    error_code = Code.API_ERROR
+    remediation_text = ("The service may be misbehaving or under maintenance; try again later. "
+                        "The result is unknown, not empty.")
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,13 @@ Helveticat, ``oai_dc`` at e-rara and e-manuscripta). What it knows of the format
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from lxml import etree
 
 from .xmlsafe import XmlParseError, parse_xml
+from .xmltree import elements, int_of, text_of
 
 __all__ = [
     "ERROR_OUTCOMES",
@@ -343,39 +343,17 @@ def _q(local: str) -> str:
 _VERB_TAGS = frozenset(_q(verb) for verb in VERBS)
 
 
-def _elements(parent: etree._Element | None) -> Iterator[etree._Element]:
-    if parent is not None:
-        for child in parent:
-            if isinstance(child.tag, str):
-                yield child
-
-
-def _text(el: etree._Element | None) -> str | None:
-    if el is None or el.text is None:
-        return None
-    return el.text.strip() or None
-
-
-def _int(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text.strip())
-    except ValueError:
-        return None
-
-
 def _child_text(parent: etree._Element, local: str) -> str | None:
-    return _text(parent.find(_q(local)))
+    return text_of(parent.find(_q(local)))
 
 
 def _texts(parent: etree._Element, local: str) -> tuple[str, ...]:
-    return tuple(t for t in (_text(el) for el in parent.findall(_q(local))) if t)
+    return tuple(t for t in (text_of(el) for el in parent.findall(_q(local))) if t)
 
 
 def _contents(parent: etree._Element, local: str) -> tuple[etree._Element, ...]:
     """The first element inside each ``local`` child (the wrapper elements of the spec)."""
-    found = (next(_elements(el), None) for el in parent.findall(_q(local)))
+    found = (next(elements(el), None) for el in parent.findall(_q(local)))
     return tuple(el for el in found if el is not None)
 
 
@@ -392,7 +370,7 @@ def _record(el: etree._Element) -> OaiRecord:
     header = el.find(_q("header"))
     return OaiRecord(
         header=_header(header) if header is not None else OaiHeader(None, None),
-        metadata=next(_elements(el.find(_q("metadata"))), None),
+        metadata=next(elements(el.find(_q("metadata"))), None),
         about=_contents(el, "about"),
     )
 
@@ -401,9 +379,9 @@ def _token(el: etree._Element | None) -> ResumptionToken | None:
     if el is None:
         return None
     return ResumptionToken(
-        value=_text(el),
-        complete_list_size=_int(el.get("completeListSize")),
-        cursor=_int(el.get("cursor")),
+        value=text_of(el),
+        complete_list_size=int_of(el.get("completeListSize")),
+        cursor=int_of(el.get("cursor")),
         expiration_date=el.get("expirationDate"),
     )
 
@@ -452,14 +430,14 @@ def parse_oai(body: bytes) -> OaiResponse:
     attributes = dict(request_el.attrib) if request_el is not None else {}
     verb_attr = attributes.pop("verb", None)
     request = OaiRequest(
-        base_url=_text(request_el),
+        base_url=text_of(request_el),
         verb=verb_attr,
         arguments={str(k): str(v) for k, v in attributes.items()},
     )
     errors = tuple(
-        OaiError(code=el.get("code") or "", message=_text(el)) for el in root.findall(_q("error"))
+        OaiError(code=el.get("code") or "", message=text_of(el)) for el in root.findall(_q("error"))
     )
-    payload = next((el for el in _elements(root) if el.tag in _VERB_TAGS), None)
+    payload = next((el for el in elements(root) if el.tag in _VERB_TAGS), None)
     if payload is None and not errors:
         raise OaiFormatError(
             "The upstream's OAI-PMH response holds neither a result nor an error.",

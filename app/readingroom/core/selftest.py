@@ -6,28 +6,40 @@ and records each verified property as a :class:`Check` in a :class:`SelfTestRepo
 here hold for every server of the suite: a clean JSON-RPC stdout, read-only tools, credit and
 the published schema on every envelope, and an intact receipt chain. What a server promised its
 upstream (pacing, caps, guards) it checks itself, from what its fake saw.
+
+:func:`run_against_fake` is the one skeleton every self-test runs on: a temporary folder, the
+fake started, the server's environment pointed at it (and at a fresh receipt ledger), the
+server's stderr kept in a log, the server's own stages (:class:`Stage`), its closing checks,
+and the stderr tail when something failed. A stage that raises is reported, never raised.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TypeVar
 
 from .rawstdio import RawStdioClient
+from .settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 
 __all__ = [
     "Check",
     "SelfTestReport",
+    "Stage",
     "check_credit",
     "check_envelope_schema",
     "check_read_only_tools",
     "check_receipt_chain",
     "check_stdout_purity",
+    "initialize",
     "print_report",
+    "run_against_fake",
     "server_env",
     "stderr_tail",
     "structured",
@@ -209,6 +221,88 @@ def stderr_tail(report: SelfTestReport, path: Path, chars: int = 1500) -> None:
     tail = path.read_text("utf-8", "replace")[-chars:].strip()
     if tail:
         report.add("server stderr (tail)", False, tail.replace("\n", "\n    "))
+
+
+F = TypeVar("F")
+
+
+@dataclass
+class Stage:
+    """What a self-test's stages work with: the report, the command, the environment."""
+
+    report: SelfTestReport
+    argv: list[str]
+    env: dict[str, str]
+    """The server's environment: the fake's variables, the ledger, no tool-deadline override."""
+    folder: Path
+    """A temporary folder, removed after the run (state files of the server go here)."""
+    ledger: Path
+    """The receipt ledger the server writes (``MCP_RECEIPT_LOG``)."""
+    errlog: BinaryIO
+    """Where the server's stderr goes."""
+    say: Callable[[str], None]
+    """Progress: a short line before each stage."""
+
+    def client(self) -> RawStdioClient:
+        """The server as a stdio subprocess (use it as a context manager)."""
+        return RawStdioClient(self.argv, env=self.env, stderr=self.errlog)
+
+
+def run_against_fake(
+    server: str,
+    command: Sequence[str],
+    fake: AbstractContextManager[F],
+    *,
+    environment: Callable[[F, Path], Mapping[str, str]],
+    exercise: Callable[[Stage, F], None],
+    finish: Callable[[Stage, F], None],
+    drop: Iterable[str] = (),
+    progress: Callable[[str], None] | None = None,
+) -> SelfTestReport:
+    """Run one server's self-test on the shared skeleton; never raises for a failed check.
+
+    Args:
+        server: the server's name (the report's).
+        command: the server's command line.
+        fake: the loopback fake of its upstream(s), started for the run.
+        environment: the variables pointing the server at the started fake (given the
+            temporary folder too); the ledger and the dropped variables are added here.
+        exercise: the server's stages (a raised exception is reported as "server ran").
+        finish: the closing checks over what the fake and the ledger hold, after the server
+            exited.
+        drop: more variables removed from the inherited environment (optional settings).
+        progress: called with a short line before each stage.
+    """
+    argv = list(command)
+    report = SelfTestReport(server=server, command=argv)
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="readingroom-selftest-") as tmp, fake as started:
+        folder = Path(tmp)
+        ledger = folder / "receipts.jsonl"
+        errlog_path = folder / "stderr.log"
+        env = server_env({**environment(started, folder), ENV_RECEIPT_LOG: str(ledger)},
+                         drop=[ENV_TOOL_DEADLINE, *drop])
+        with open(errlog_path, "wb") as errlog:
+            stage = Stage(report, argv, env, folder, ledger, errlog,
+                          progress or (lambda _m: None))
+            try:
+                exercise(stage, started)
+            except Exception as exc:  # the report must say what broke, not a traceback
+                report.add("server ran", False, f"{type(exc).__name__}: {exc}")
+        finish(stage, started)
+        stderr_tail(report, errlog_path)
+    report.seconds = time.monotonic() - began
+    return report
+
+
+def initialize(report: SelfTestReport, client: RawStdioClient, server: str) -> list[Any]:
+    """Initialize the session (checking ``serverInfo.name``) and return its ``tools/list``."""
+    init = client.initialize(timeout=60)
+    info = init.get("result", {}).get("serverInfo", {})
+    report.add("initialize", info.get("name") == server,
+               f"serverInfo {info.get('name')} {info.get('version')}")
+    tools: list[Any] = client.request("tools/list", {}).get("result", {}).get("tools", [])
+    return tools
 
 
 def print_report(report: SelfTestReport, *, as_json: bool = False) -> int:

@@ -21,12 +21,12 @@ Dublin Core or MARCXML at Alma/Helveticat). What it knows of the format:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from lxml import etree
 
 from .xmlsafe import XmlParseError, parse_xml
+from .xmltree import children_named, elements, first_child, int_of, local_name, text_of
 
 __all__ = [
     "DIAGNOSTIC_1_NS",
@@ -99,7 +99,7 @@ class SruRecord:
     @property
     def payload(self) -> etree._Element | None:
         """The first element inside ``recordData`` (xml packing), for the schema's parser."""
-        return next(_elements(self.record_data), None)
+        return next(elements(self.record_data), None)
 
     @property
     def text(self) -> str | None:
@@ -150,64 +150,26 @@ class SruResponse:
         return self.namespace == SRU_2_NS
 
 
-def _local(tag: object) -> str | None:
-    """The local part of an element tag; None for comments and processing instructions."""
-    if not isinstance(tag, str):
-        return None
-    return tag.rpartition("}")[2]
-
-
 def _namespace(tag: str) -> str | None:
     return tag[1:].partition("}")[0] if tag.startswith("{") else None
 
 
-def _elements(parent: etree._Element | None) -> Iterator[etree._Element]:
-    if parent is not None:
-        for child in parent:
-            if isinstance(child.tag, str):
-                yield child
-
-
-def _by_local(parent: etree._Element | None, local: str) -> list[etree._Element]:
-    return [c for c in _elements(parent) if _local(c.tag) == local]
-
-
-def _first(parent: etree._Element | None, local: str) -> etree._Element | None:
-    found = _by_local(parent, local)
-    return found[0] if found else None
-
-
-def _text(el: etree._Element | None) -> str | None:
-    if el is None or el.text is None:
-        return None
-    return el.text.strip() or None
-
-
-def _int(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text.strip())
-    except ValueError:
-        return None
-
-
 def _count(root: etree._Element, local: str, problems: list[str]) -> int | None:
     """A non-negative count element's value; None when absent, a problem when not a count."""
-    found = _by_local(root, local)
+    found = children_named(root, local)
     if not found:
         return None
     if len(found) > 1:
         problems.append(f"<{local}> appears {len(found)} times")
         return None
     el = found[0]
-    text = _text(el)
+    text = text_of(el)
     if len(el) and any(isinstance(c.tag, str) for c in el):
         problems.append(f"<{local}> holds elements, not a number")
         return None
     if text is None:
         return None
-    value = _int(text)
+    value = int_of(text)
     if value is None or value < 0:
         problems.append(f"<{local}> is {text[:40]!r}, not a count")
         return None
@@ -216,7 +178,7 @@ def _count(root: etree._Element, local: str, problems: list[str]) -> int | None:
 
 def _records_block(root: etree._Element, problems: list[str]) -> list[etree._Element]:
     """The ``<record>`` elements of ``<records>``; anything else inside it is a problem."""
-    blocks = _by_local(root, "records")
+    blocks = children_named(root, "records")
     if not blocks:
         return []
     if len(blocks) > 1:
@@ -224,34 +186,34 @@ def _records_block(root: etree._Element, problems: list[str]) -> list[etree._Ele
     block = blocks[0]
     if (block.text or "").strip():
         problems.append("<records> holds text instead of <record> elements")
-    foreign = {(_local(c.tag) or "") for c in _elements(block)} - {"record"}
+    foreign = {(local_name(c.tag) or "") for c in elements(block)} - {"record"}
     if foreign:
         problems.append(f"<records> holds <{sorted(foreign)[0]}> where <record> belongs")
-    return _by_local(block, "record")
+    return children_named(block, "record")
 
 
 def _diagnostic(el: etree._Element) -> SruDiagnostic:
     return SruDiagnostic(
-        uri=_text(_first(el, "uri")),
-        message=_text(_first(el, "message")),
-        details=_text(_first(el, "details")),
+        uri=text_of(first_child(el, "uri")),
+        message=text_of(first_child(el, "message")),
+        details=text_of(first_child(el, "details")),
     )
 
 
 def _record(el: etree._Element, sru2: bool) -> SruRecord:
-    schema = _text(_first(el, "recordSchema"))
-    packing = _text(_first(el, "recordXMLEscaping" if sru2 else "recordPacking"))
-    data = _first(el, "recordData")
+    schema = text_of(first_child(el, "recordSchema"))
+    packing = text_of(first_child(el, "recordXMLEscaping" if sru2 else "recordPacking"))
+    data = first_child(el, "recordData")
     surrogate = None
     if schema == SURROGATE_DIAGNOSTIC_SCHEMA:
-        payload = next(_elements(data), None)
-        if payload is not None and _local(payload.tag) == "diagnostic":
+        payload = next(elements(data), None)
+        if payload is not None and local_name(payload.tag) == "diagnostic":
             surrogate = _diagnostic(payload)
     return SruRecord(
-        position=_int(_text(_first(el, "recordPosition"))),
+        position=int_of(text_of(first_child(el, "recordPosition"))),
         schema=schema,
         packing=packing,
-        identifier=_text(_first(el, "recordIdentifier")),
+        identifier=text_of(first_child(el, "recordIdentifier")),
         record_data=data,
         surrogate_diagnostic=surrogate,
     )
@@ -259,8 +221,8 @@ def _record(el: etree._Element, sru2: bool) -> SruRecord:
 
 def _echoed(el: etree._Element | None) -> dict[str, str]:
     echoed: dict[str, str] = {}
-    for child in _elements(el):
-        name, value = _local(child.tag), _text(child)
+    for child in elements(el):
+        name, value = local_name(child.tag), text_of(child)
         if name and value is not None:
             echoed[name] = value
     return echoed
@@ -282,7 +244,7 @@ def parse_search_retrieve(body: bytes) -> SruResponse:
         SruFormatError: the body is an HTML page or not a ``searchRetrieveResponse``.
     """
     root = parse_xml(body)
-    local = _local(root.tag) or ""
+    local = local_name(root.tag) or ""
     if local != "searchRetrieveResponse":
         if local.lower() == "html":
             raise SruFormatError(
@@ -301,17 +263,17 @@ def parse_search_retrieve(body: bytes) -> SruResponse:
     records = _records_block(root, problems)
     return SruResponse(
         namespace=namespace,
-        version=_text(_first(root, "version")),
+        version=text_of(first_child(root, "version")),
         number_of_records=number,
         next_record_position=next_position,
         records=tuple(_record(r, sru2) for r in records),
         diagnostics=tuple(
             _diagnostic(d)
-            for block in _by_local(root, "diagnostics")
-            for d in _by_local(block, "diagnostic")
+            for block in children_named(root, "diagnostics")
+            for d in children_named(block, "diagnostic")
         ),
-        echoed_request=_echoed(_first(root, "echoedSearchRetrieveRequest")),
-        extra_response_data=_first(root, "extraResponseData"),
-        result_set_id=_text(_first(root, "resultSetId")),
+        echoed_request=_echoed(first_child(root, "echoedSearchRetrieveRequest")),
+        extra_response_data=first_child(root, "extraResponseData"),
+        result_set_id=text_of(first_child(root, "resultSetId")),
         problems=tuple(problems),
     )

@@ -1,7 +1,7 @@
 """swiss-cultural-heritage-mcp's self-test: its promises, proven in a real server process.
 
 Launches the server as a stdio subprocess (``python -m readingroom.heritage``, or the frozen
-executable beside this one) against :class:`~.fake_upstreams.FakeUpstreams`, and checks:
+executable beside this one) against :class:`~.fake.FakeUpstreams`, and checks:
 
 * the eleven read-only tools (only the static list is closed-world);
 * every tool in both response formats: the envelope always in ``structuredContent``, JSON or
@@ -20,25 +20,22 @@ executable beside this one) against :class:`~.fake_upstreams.FakeUpstreams`, and
 from __future__ import annotations
 
 import json
-import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.rawstdio import RawStdioClient
 from ..core.selftest import (
     SelfTestReport,
+    Stage,
     check_credit,
     check_envelope_schema,
     check_stdout_purity,
-    server_env,
-    stderr_tail,
+    initialize,
+    run_against_fake,
     structured,
 )
-from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 from . import SERVER
-from .fake_upstreams import ACTIVE, INACTIVE, FakeUpstreams
+from .fake import ACTIVE, INACTIVE, FakeUpstreams
 
 __all__ = ["CALLS", "run_self_test"]
 
@@ -65,40 +62,26 @@ def run_self_test(
     progress: Callable[[str], None] | None = None,
 ) -> SelfTestReport:
     """Run every check against swiss-cultural-heritage-mcp; never raises for a failed check."""
-    say = progress or (lambda _m: None)
-    argv = list(command) if command else SERVER.command()
-    report = SelfTestReport(server=SERVER.name, command=argv)
-    began = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="readingroom-selftest-") as tmp, \
-            FakeUpstreams(slow_seconds=5.0) as fake:
-        ledger_path = Path(tmp) / "receipts.jsonl"
-        errlog_path = Path(tmp) / "stderr.log"
-        env = server_env({**fake.env(), ENV_RECEIPT_LOG: str(ledger_path)},
-                         drop=[ENV_TOOL_DEADLINE])
-        envelopes: list[dict[str, Any]] = []
-        with open(errlog_path, "wb") as errlog:
-            try:
-                _exercise(report, argv, env, errlog, fake, envelopes, say)
-            except Exception as exc:  # the report must say what broke, not a traceback
-                report.add("server ran", False, f"{type(exc).__name__}: {exc}")
-        check_credit(report, envelopes)
-        check_envelope_schema(report, envelopes)
-        _check_receipts(report, ledger_path, envelopes)
-        stderr_tail(report, errlog_path)
-    report.seconds = time.monotonic() - began
-    return report
+    envelopes: list[dict[str, Any]] = []
+
+    def finish(stage: Stage, _fake: FakeUpstreams) -> None:
+        check_credit(stage.report, envelopes)
+        check_envelope_schema(stage.report, envelopes)
+        _check_receipts(stage.report, stage.ledger, envelopes)
+
+    return run_against_fake(
+        SERVER.name, list(command) if command else SERVER.command(),
+        FakeUpstreams(slow_seconds=5.0),
+        environment=lambda fake, _folder: fake.env(),
+        exercise=lambda stage, fake: _exercise(stage, fake, envelopes),
+        finish=finish, progress=progress)
 
 
-def _exercise(report: SelfTestReport, argv: list[str], env: dict[str, str], errlog: Any,
-              fake: FakeUpstreams, envelopes: list[dict[str, Any]],
-              say: Callable[[str], None]) -> None:
+def _exercise(stage: Stage, fake: FakeUpstreams, envelopes: list[dict[str, Any]]) -> None:
+    report, say = stage.report, stage.say
     say("starting swiss-cultural-heritage-mcp")
-    with RawStdioClient(argv, env=env, stderr=errlog) as client:
-        init = client.initialize(timeout=60)
-        info = init.get("result", {}).get("serverInfo", {})
-        report.add("initialize", info.get("name") == SERVER.name,
-                   f"serverInfo {info.get('name')} {info.get('version')}")
-        tools = client.request("tools/list", {}).get("result", {}).get("tools", [])
+    with stage.client() as client:
+        tools = initialize(report, client, SERVER.name)
         names = {t.get("name") for t in tools}
         hinted = all(
             (t.get("annotations") or {}).get("readOnlyHint") is True

@@ -1,10 +1,11 @@
 """swiss-cultural-heritage-mcp's tool layer: input models, the eleven tools, the server.
 
-Eight tools are declared here over :class:`~.service.HeritageService`; Helveticat's three come
-from :func:`readingroom.heritage.helveticat.tools.helveticat_tool_specs`, and Helveticat's
-search is cross-search's NB lane. Every tool takes ``response_format``: ``json`` sends the
-envelope's JSON as text, ``markdown`` (the default, as in the original) a readable rendering
-ending with the source-and-licence footer; ``structuredContent`` always holds the envelope.
+All eleven tools are declared here over the one :class:`~.service.HeritageService`: Helveticat's
+three (:func:`catalogue_tool_specs`, the National Library's catalogue over SRU and OAI-PMH) and
+eight more (:func:`tool_specs`); Helveticat's search is also cross-search's NB lane. Every tool
+takes ``response_format``: ``json`` sends the envelope's JSON as text, ``markdown`` (the
+default, as in the original) a readable rendering ending with the source-and-licence footer;
+``structuredContent`` always holds the envelope.
 
 Three of the original's names did not carry the server prefix; they are renamed (see
 :data:`RENAMED`), so every tool of the suite starts with its server's prefix.
@@ -27,13 +28,12 @@ from ..core.envelope import Envelope
 from ..core.mcpkit import Reply, ToolSpec, build_server
 from . import SERVER
 from .content import PROMPTS, RESOURCES
-from .helveticat.client import HelveticatClient
-from .helveticat.service import HelveticatService
-from .helveticat.tools import helveticat_tool_specs
+from .cql import SRU_INDEXES, IndexName
 from .inputs import HeritageInput
 from .paging import MAX_CURSOR_LEN
 from .render import render_markdown
-from .service import HeritageService, helveticat_lane
+from .service import HeritageService
+from .upstreams.helveticat import MAX_RECORDS
 
 __all__ = [
     "INSTRUCTIONS",
@@ -42,11 +42,15 @@ __all__ = [
     "ArtistSearchInput",
     "BrowseInput",
     "CrossSearchInput",
+    "GetPublicationInput",
+    "HelveticatSearchInput",
     "ListCollectionsInput",
+    "ListNbCollectionsInput",
     "MemoryItemInput",
     "MemorySearchInput",
     "MuseumSearchInput",
     "build_heritage_server",
+    "catalogue_tool_specs",
     "reply",
     "tool_specs",
 ]
@@ -198,6 +202,147 @@ INSTRUCTIONS = (
 )
 
 
+# ---------------------------------------------------------------- the catalogue (Helveticat)
+_INDEX_HELP = "; ".join(f"{k}: {v}" for k, v in SRU_INDEXES.items())
+
+
+_NB_FORMAT_HELP = ("'markdown' (default): readable text ending with source and licence; "
+                   "'json': the envelope as JSON text. structuredContent always holds the "
+                   "envelope.")
+_INDEX_HELP = "; ".join(f"{k}: {v}" for k, v in SRU_INDEXES.items())
+
+
+class HelveticatSearchInput(HeritageInput):
+    """Arguments of heritage_search_helveticat."""
+
+    query: str | None = Field(
+        None, min_length=1, max_length=300,
+        description="Search words (title, person, subject), e.g. 'Volksschule Zürich', "
+        "'Keller, Gottfried'. Without set_spec: a server-side search of the whole catalogue, "
+        "as a phrase; with set_spec: filters only the fetched page of that collection.",
+    )
+    index: IndexName = Field(
+        "all_for_ui",
+        description="Which SRU index the query goes to (catalogue search only): "
+        + _INDEX_HELP + ". No other index is accepted.",
+    )
+    set_spec: str | None = Field(
+        None, min_length=1, max_length=100,
+        description="Page through one collection instead of searching: an OAI set from "
+        "heritage_list_nb_collections (e.g. 'swissbook', 'xrara'). Excludes the catalogue "
+        "search: SRU does not know the sets.",
+    )
+    from_date: str | None = Field(
+        None, max_length=20,
+        description="Only records whose catalogue entry CHANGED on or after this date "
+        "(YYYY-MM-DD). A change date, NOT a publication year: a book of 1890 may have been "
+        "edited last week. Only with set_spec.",
+    )
+    until_date: str | None = Field(
+        None, max_length=20,
+        description="Only records changed on or before this date (YYYY-MM-DD). Change date, "
+        "not publication year. Only with set_spec.",
+    )
+    limit: int = Field(
+        10, ge=1, le=1000,
+        description=f"Records to return, 1-{MAX_RECORDS}; more is capped at {MAX_RECORDS} "
+        "(COUNT_CAPPED).",
+    )
+    cursor: str | None = Field(
+        None, min_length=1, max_length=4096,
+        description="Continue where the previous answer stopped: pass its data.next_cursor "
+        "unchanged, with the same query/index (search) or set_spec (collection).",
+    )
+    response_format: Format = Field("markdown", description=_NB_FORMAT_HELP)
+
+
+class GetPublicationInput(HeritageInput):
+    """Arguments of heritage_get_publication."""
+
+    identifier: str = Field(
+        min_length=5, max_length=120,
+        description="The item's id from heritage_search_helveticat "
+        "(oai:helveticat.nb.admin.ch:<MMS id>), or the bare MMS id (991016034239703976).",
+    )
+    response_format: Format = Field("markdown", description=_NB_FORMAT_HELP)
+
+
+class ListNbCollectionsInput(HeritageInput):
+    """Arguments of heritage_list_nb_collections."""
+
+    response_format: Format = Field("markdown", description=_NB_FORMAT_HELP)
+
+
+_SEARCH_DESCRIPTION = (
+    "Search the Swiss National Library's catalogue Helveticat, or page through one of its "
+    "collections. Two paths, chosen by the arguments: query without set_spec is a "
+    "server-side search of the whole catalogue over SRU, with a total; if the phrase finds "
+    "nothing, it is retried once with every word anywhere and marked match_type 'fuzzy'. "
+    "set_spec (from heritage_list_nb_collections), optionally with from_date/until_date "
+    "(catalogue CHANGE dates, not publication years), lists that collection over OAI-PMH; a "
+    "query then filters only the page fetched, and the answer says so (data.page_filter). "
+    "Dates without set_spec, or neither query nor set_spec, are refused without a request. "
+    "Order: catalogue search results come in TITLE order, not by relevance (data.order); "
+    "collections in repository order. Page on with data.next_cursor while result.has_more. "
+    "Items: id (pass to heritage_get_publication), title, creators (name, dates, GND id, "
+    "roles), date, publishers, subjects, ddc, identifiers (ISBN, system numbers), rights and "
+    "licence where the record has them, permalink where known. An API_ERROR result means "
+    "nothing was searched, never 'nothing found'."
+)
+
+
+def catalogue_tool_specs(service: HeritageService) -> list[ToolSpec]:
+    """The three Helveticat tools, bound to ``service``'s catalogue."""
+
+    async def search(args: HelveticatSearchInput) -> Envelope:
+        return await service.search_publications(
+            query=args.query, set_spec=args.set_spec, from_date=args.from_date,
+            until_date=args.until_date, index=args.index, limit=args.limit,
+            cursor=args.cursor, arguments=args.model_dump(exclude_none=True),
+        )
+
+    async def get_publication(args: GetPublicationInput) -> Envelope:
+        return await service.get_publication(
+            args.identifier, arguments=args.model_dump(exclude_none=True))
+
+    async def list_collections(args: ListNbCollectionsInput) -> Envelope:
+        return await service.list_nb_collections(arguments=args.model_dump(exclude_none=True))
+
+    return [
+        ToolSpec(
+            name="heritage_search_helveticat",
+            title="Search the Swiss National Library catalogue (Helveticat)",
+            description=_SEARCH_DESCRIPTION,
+            input_model=HelveticatSearchInput, handler=search,
+        ),
+        ToolSpec(
+            name="heritage_get_publication",
+            title="Fetch one Helveticat record in full",
+            description=(
+                "Fetch one National Library record in full (MARC21 over OAI-PMH GetRecord), "
+                "by the id an item of heritage_search_helveticat carries (either path) or a "
+                "bare MMS id. Returns one item with title, creators and contributors (GND ids, "
+                "roles), imprint, extent, subjects, DDC, notes, ISBN/system numbers, rights "
+                "and the human permalink (permalink.snl.ch). An unknown id is a NOT_FOUND "
+                "error, not an empty result."
+            ),
+            input_model=GetPublicationInput, handler=get_publication,
+        ),
+        ToolSpec(
+            name="heritage_list_nb_collections",
+            title="List the National Library's OAI collections",
+            description=(
+                "List the OAI-PMH collections (sets) of Helveticat, each with the one metadata "
+                "format it is published in (marc21 for all but RFN and RFN2) and its family "
+                "(web archive by canton, e-dissertations …). Use a set_spec with "
+                "heritage_search_helveticat to page through that collection."
+            ),
+            input_model=ListNbCollectionsInput, handler=list_collections,
+        ),
+    ]
+
+
+# ---------------------------------------------------------------- the server
 def reply(env: Envelope, response_format: str) -> Envelope | Reply:
     """The envelope as JSON text, or with its Markdown rendering as the text."""
     if response_format == "json":
@@ -332,15 +477,8 @@ def build_heritage_server(
     clock: Clock | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> Server:
-    """Build the swiss-cultural-heritage-mcp server: Helveticat's three tools and our eight.
-
-    Helveticat's service is also cross-search's NB lane (unless ``service`` has one already).
-    """
-    nb = HelveticatService(HelveticatClient(env=env, clock=clock, transport=transport),
-                           server=SERVER.name, env=env, clock=clock)
+    """Build the swiss-cultural-heritage-mcp server: Helveticat's three tools and eight more."""
     chosen = service or HeritageService(env=env, clock=clock, transport=transport)
-    if chosen.publication_search is None:
-        chosen.publication_search = helveticat_lane(nb)
-    specs = [*(_formatted(s) for s in helveticat_tool_specs(nb)), *tool_specs(chosen)]
+    specs = [*(_formatted(s) for s in catalogue_tool_specs(chosen)), *tool_specs(chosen)]
     return build_server(SERVER, INSTRUCTIONS, specs, env=env, resources=RESOURCES,
                         prompts=PROMPTS)

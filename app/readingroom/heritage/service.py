@@ -18,9 +18,12 @@ for Helveticat's ``heritage_get_publication``; an upstream failure stays ``API_E
 ``match_type: none``. Every search deposits a receipt, successful or not, with the outcome the
 caller was told.
 
-The Helveticat lane of :meth:`HeritageService.cross_search` is an injected
-:data:`PublicationSearch` (Helveticat's service provides it); without one, cross-search covers
-artists and museum and says so.
+The National Library's catalogue (Helveticat, over SRU and OAI-PMH) is
+:class:`~.catalogue.Catalogue`, owned by the service: its three operations are
+:meth:`HeritageService.search_publications`, :meth:`~HeritageService.get_publication` and
+:meth:`~HeritageService.list_nb_collections`, and its search is cross-search's NB lane
+(:attr:`HeritageService.publication_search`; with none, cross-search covers artists and museum
+and says so).
 """
 
 from __future__ import annotations
@@ -48,11 +51,13 @@ from ..core.errors import Code, CoreError
 from ..core.fanout import fan_out
 from ..core.responses import Source, status_for
 from ..core.settings import ENV_TOOL_DEADLINE, env_float
-from . import SERVER, ckan, dodis, memobase, paging
+from . import SERVER, paging
+from .catalogue import Catalogue
 from .egress import AllowList, Egress
-from .helveticat.service import HelveticatService
 from .shape import MAX_VALUE_DEPTH, Page, bounded, names, shape_error, text_of
 from .sources import DODIS, MEMOBASE, NB, SIKART, SNM, SOURCES, Endpoints
+from .upstreams import ckan, dodis, memobase
+from .upstreams.helveticat import HelveticatClient
 
 __all__ = [
     "MEMORY_COLLECTIONS",
@@ -158,14 +163,16 @@ def _years(text: Any) -> tuple[int, int] | None:
 
 
 class HeritageService:
-    """The operations of every tool except Helveticat's three.
+    """The operations of every tool of the server.
 
     Args:
         env: where settings are read (default ``os.environ``).
         transport: the innermost HTTP transport (tests pass ``httpx.MockTransport``).
         clock: for pacing, retries and receipts (tests pass ``FakeClock``).
         jitter: the retry jitter source (tests pass a constant).
-        publication_search: Helveticat's search lane for cross-search, if wired.
+        catalogue: the National Library's catalogue (default: one over the same env, transport
+            and clock).
+        publication_search: cross-search's NB lane (default: the catalogue's search).
     """
 
     def __init__(
@@ -175,6 +182,7 @@ class HeritageService:
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Clock | None = None,
         jitter: Callable[[], float] | None = None,
+        catalogue: Catalogue | None = None,
         publication_search: PublicationSearch | None = None,
     ) -> None:
         import os
@@ -186,13 +194,36 @@ class HeritageService:
         extra: dict[str, Any] = {"jitter": jitter} if jitter is not None else {}
         self.egress = Egress(allow=self.allow, user_agent=USER_AGENT, transport=transport,
                              clock=self.clock, **extra)
-        self.publication_search = publication_search
+        self.catalogue = catalogue or Catalogue(
+            HelveticatClient(env=env, clock=clock, transport=transport), server=SERVER.name,
+            env=env, clock=clock)
+        self.publication_search: PublicationSearch | None = (
+            publication_search or helveticat_lane(self.catalogue))
         deadline = env_float(ENV_TOOL_DEADLINE, SERVER.deadline_s, 1.0, 900.0, self._env)
         self.fanout_deadline = max(1.0, deadline - min(FANOUT_MARGIN_S, deadline / 10))
 
     async def aclose(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pools (the catalogue's too)."""
         await self.egress.aclose()
+        await self.catalogue.client.aclose()
+
+    # ------------------------------------------------------------------ Helveticat
+    async def search_publications(self, **arguments: Any) -> Envelope:
+        """Search the catalogue (SRU) or page through a collection (OAI-PMH).
+
+        The arguments are :meth:`.catalogue.Catalogue.search`'s.
+        """
+        return await self.catalogue.search(**arguments)
+
+    async def get_publication(self, identifier: str, *,
+                              arguments: Mapping[str, Any] | None = None) -> Envelope:
+        """One catalogue record in full (MARC21 over OAI-PMH ``GetRecord``)."""
+        return await self.catalogue.get_publication(identifier, arguments=arguments)
+
+    async def list_nb_collections(self, *,
+                                  arguments: Mapping[str, Any] | None = None) -> Envelope:
+        """The catalogue's OAI-PMH sets, each with the metadata format it is published in."""
+        return await self.catalogue.list_collections(arguments=arguments)
 
     # ------------------------------------------------------------------ SIKART
     async def _artist_page(self, q: str, limit: int, offset: int) -> Page:
@@ -701,7 +732,7 @@ class HeritageService:
                               environ=self._env)
 
 
-def helveticat_lane(nb: HelveticatService) -> PublicationSearch:
+def helveticat_lane(nb: Catalogue) -> PublicationSearch:
     """Helveticat's SRU search (with its one loosening) as cross-search's NB lane.
 
     The lane is Helveticat's own ``search``: its guards, index list, cap and in-body error

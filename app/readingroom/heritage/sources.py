@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from ..core.responses import Source
 from . import URL_SETTINGS
-from .helveticat.licence import HELVETICAT
 
 __all__ = [
     "DODIS",
@@ -24,6 +23,8 @@ __all__ = [
     "ENV_HELVETICAT_OAI",
     "ENV_HELVETICAT_SRU",
     "ENV_MEMOBASE",
+    "HELVETICAT",
+    "HELVETICAT_ID",
     "MEMOBASE",
     "NB",
     "SIKART",
@@ -46,6 +47,17 @@ SNM_ORGANIZATION = "schweizerisches-nationalmuseum-snm"
 """The SNM's organisation slug on opendata.swiss. Without ``-snm`` CKAN answers 0 datasets and no
 error (the original's bug until 2026-08-15)."""
 
+HELVETICAT_ID = "helveticat"
+
+HELVETICAT = Source(
+    id=HELVETICAT_ID,
+    name="Swiss National Library (NB) - Helveticat",
+    # The NB's own terms of use were not checked (research §4.11); the records carry their
+    # own rights where they have any (MARC 506/540, dc:rights), and those travel on the item.
+    licence="Metadata open, per record (NB terms of use not verified)",
+    url="https://helveticat.nb.admin.ch",
+    credit="Swiss National Library (NB), Helveticat catalogue",
+)
 SIKART = Source(
     id="sik_isea",
     name="SIKART Lexikon (SIK-ISEA) via opendata.swiss",

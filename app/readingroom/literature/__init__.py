@@ -1,7 +1,7 @@
 """literature-search-mcp: seven scholarly providers searched at once, deduplicated and fused.
 
 ``SERVER`` is the whole of what the rest of the suite knows about this server. The record model
-every provider produces is :mod:`.models`; the provider interface is :mod:`.providers.base`;
+every provider produces is :mod:`.models`; the provider interface is :mod:`.upstreams.base`;
 deduplication and reciprocal-rank fusion are :mod:`.fusion`; the tools are :mod:`.server`.
 
 Standard library and ``core.declaration`` only: ``server_main`` reads this before fd 1 is

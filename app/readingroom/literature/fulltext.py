@@ -26,8 +26,9 @@ from typing import Any
 from lxml import etree
 
 from ..core.xmlsafe import parse_xml, strip_doctype
+from ..core.xmltree import first_child, first_descendant, tag_name
 from .identifiers import normalize_doi, normalize_pmcid, normalize_pmid
-from .text import collapse, element_text
+from .markup import collapse, element_text
 
 __all__ = [
     "MAX_TITLE_CHARS",
@@ -101,7 +102,7 @@ def parse_jats(body: bytes) -> Article:
         ValueError: the document holds no ``article``.
     """
     root = parse_xml(strip_doctype(body.decode("utf-8", errors="replace")))
-    article = root if _local(root) == "article" else _first(root, "article")
+    article = root if tag_name(root) == "article" else first_descendant(root, "article")
     if article is None:
         raise ValueError("no JATS article in the document")
     meta = _path(article, "front", "article-meta")
@@ -110,24 +111,24 @@ def parse_jats(body: bytes) -> Article:
         _read_meta(meta, out)
     journal_meta = _path(article, "front", "journal-meta")
     if journal_meta is not None:
-        out.journal = element_text(_first(journal_meta, "journal-title"))
-    body_el = _child(article, "body")
+        out.journal = element_text(first_descendant(journal_meta, "journal-title"))
+    body_el = first_child(article, "body")
     if body_el is not None:
         out.has_body = True
         _read_container(body_el, [], 0, out.sections)
-    back = _child(article, "back")
+    back = first_child(article, "back")
     if back is not None:
         for part in back:
-            name = _local(part)
+            name = tag_name(part)
             if name == "ack":
                 _section(part, [], 1, out.sections, default_title="Acknowledgements")
             elif name == "app-group":
                 for app in part:
-                    if _local(app) == "app":
+                    if tag_name(app) == "app":
                         _section(app, [], 1, out.sections, default_title="Appendix")
             elif name == "app":
                 _section(part, [], 1, out.sections, default_title="Appendix")
-        out.references = sum(1 for e in back.iter() if _local(e) == "ref")
+        out.references = sum(1 for e in back.iter() if tag_name(e) == "ref")
     return out
 
 
@@ -236,39 +237,18 @@ def _bounded_metadata(meta: dict[str, Any], budget: int) -> dict[str, Any]:
     return out
 
 
-def _local(element: Any) -> str:
-    tag = element.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1]
-
-
-def _child(element: etree._Element, name: str) -> etree._Element | None:
-    for child in element:
-        if _local(child) == name:
-            return child
-    return None
-
-
 def _path(element: etree._Element, *names: str) -> etree._Element | None:
     current: etree._Element | None = element
     for name in names:
         if current is None:
             return None
-        current = _child(current, name)
+        current = first_child(current, name)
     return current
-
-
-def _first(element: etree._Element, name: str) -> etree._Element | None:
-    for descendant in element.iter():
-        if descendant is not element and _local(descendant) == name:
-            return descendant
-    return None
 
 
 def _read_meta(meta: etree._Element, out: Article) -> None:
     for ident in meta:
-        if _local(ident) != "article-id":
+        if tag_name(ident) != "article-id":
             continue
         kind = (ident.get("pub-id-type") or "").lower()
         value = (ident.text or "").strip()
@@ -280,13 +260,13 @@ def _read_meta(meta: etree._Element, out: Article) -> None:
             out.doi = normalize_doi(value)
     out.title = element_text(_path(meta, "title-group", "article-title"))
     for contrib in meta.iter():
-        if _local(contrib) != "contrib" or contrib.get("contrib-type") != "author":
+        if tag_name(contrib) != "contrib" or contrib.get("contrib-type") != "author":
             continue
-        name = _child(contrib, "name")
-        collab = _child(contrib, "collab")
+        name = first_child(contrib, "name")
+        collab = first_child(contrib, "collab")
         if name is not None:
-            given = element_text(_child(name, "given-names"))
-            surname = element_text(_child(name, "surname"))
+            given = element_text(first_child(name, "given-names"))
+            surname = element_text(first_child(name, "surname"))
             full = " ".join(p for p in (given, surname) if p)
             if full:
                 out.authors.append(full)
@@ -300,19 +280,19 @@ def _read_meta(meta: etree._Element, out: Article) -> None:
         out.licence = (licence.get(f"{_XLINK}href") or licence.get("license-type")
                        or element_text(licence))
     for group in meta:
-        if _local(group) == "kwd-group":
-            out.keywords += [k for k in (element_text(e) for e in group if _local(e) == "kwd")
+        if tag_name(group) == "kwd-group":
+            out.keywords += [k for k in (element_text(e) for e in group if tag_name(e) == "kwd")
                              if k]
     out.abstract = _abstract(meta)
 
 
 def _year(meta: etree._Element) -> int | None:
-    dates = [d for d in meta if _local(d) == "pub-date"]
+    dates = [d for d in meta if tag_name(d) == "pub-date"]
     preferred = ("epub", "ppub", "pub", "collection")
     dates.sort(key=lambda d: preferred.index(d.get("pub-type") or d.get("date-type") or "pub")
                if (d.get("pub-type") or d.get("date-type") or "pub") in preferred else 9)
     for date in dates:
-        year = _child(date, "year")
+        year = first_child(date, "year")
         text = (year.text or "") if year is not None else ""
         if text.strip().isdigit():
             return int(text.strip())
@@ -320,7 +300,7 @@ def _year(meta: etree._Element) -> int | None:
 
 
 def _abstract(meta: etree._Element) -> str | None:
-    abstracts = [a for a in meta if _local(a) == "abstract"]
+    abstracts = [a for a in meta if tag_name(a) == "abstract"]
     plain = [a for a in abstracts if a.get("abstract-type") in (None, "", "structured")]
     chosen = (plain or abstracts)[:1]
     if not chosen:
@@ -342,7 +322,7 @@ def _read_container(
     """Read a ``body`` (or an abstract): leading paragraphs, then each ``sec`` in order."""
     loose: list[str] = []
     for child in element:
-        name = _local(child)
+        name = tag_name(child)
         if name == "sec":
             if loose:
                 sections.append(Section(None, " > ".join(path), level, "\n".join(loose)))
@@ -362,15 +342,15 @@ def _section(
     *,
     default_title: str | None = None,
 ) -> None:
-    title = element_text(_child(element, "title")) or default_title
-    label = element_text(_child(element, "label"))
+    title = element_text(first_child(element, "title")) or default_title
+    label = element_text(first_child(element, "label"))
     if title and label and not title.startswith(label):
         title = f"{label} {title}"
     here = [*path, title] if title else list(path)
     own: list[str] = []
     position = len(sections)
     for child in element:
-        name = _local(child)
+        name = tag_name(child)
         if name == "sec":
             _section(child, here, level + 1, sections)
         elif name not in _SKIP:
@@ -381,22 +361,22 @@ def _section(
 
 def _blocks(element: etree._Element) -> list[str]:
     """The text blocks of one body element: a paragraph, a list, a captioned figure …"""
-    name = _local(element)
+    name = tag_name(element)
     if name in ("list",):
         items = []
         for item in element:
-            if _local(item) == "list-item":
+            if tag_name(item) == "list-item":
                 text = element_text(item)
                 if text:
                     items.append(f"- {text}")
         return items
     if name in _CAPTIONED:
-        label = element_text(_child(element, "label"))
-        caption = element_text(_child(element, "caption"))
+        label = element_text(first_child(element, "label"))
+        caption = element_text(first_child(element, "caption"))
         if name == "boxed-text":
             inner: list[str] = []
             for child in element:
-                if _local(child) not in {"label", "caption"} | _SKIP:
+                if tag_name(child) not in {"label", "caption"} | _SKIP:
                     inner += _blocks(child)
             head = " ".join(p for p in (label, caption) if p)
             return ([head] if head else []) + inner
@@ -405,7 +385,7 @@ def _blocks(element: etree._Element) -> list[str]:
     if name in ("disp-quote", "def-list", "statement", "disp-formula-group"):
         inner = []
         for child in element:
-            inner += _blocks(child) if _local(child) not in _SKIP else []
+            inner += _blocks(child) if tag_name(child) not in _SKIP else []
         if inner:
             return inner
     text = collapse(element_text(element))

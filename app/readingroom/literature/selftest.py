@@ -1,7 +1,7 @@
 """literature-search-mcp's self-test: the server's promises, proven in a real server process.
 
 Launches literature-search-mcp as a stdio subprocess (``python -m readingroom.literature``, or
-the frozen executable beside this one) against :class:`~.fake_providers.FakeProviders`, one
+the frozen executable beside this one) against :class:`~.fake.FakeProviders`, one
 loopback fake of all seven providers, and checks:
 
 * the three read-only tools, and ``literature_sources`` naming a configured variable's source
@@ -27,27 +27,24 @@ No network, no user data: history and receipts go to a temporary folder.
 from __future__ import annotations
 
 import json
-import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
-from ..core.rawstdio import RawStdioClient
 from ..core.selftest import (
     SelfTestReport,
+    Stage,
     check_credit,
     check_envelope_schema,
     check_read_only_tools,
     check_receipt_chain,
     check_stdout_purity,
-    server_env,
-    stderr_tail,
+    initialize,
+    run_against_fake,
     structured,
 )
-from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 from . import ENV_STATE_DIR, OPTIONAL_VARIABLES, SERVER, URL_SETTINGS
-from .fake_providers import FakeProviders
+from .fake import FakeProviders
 
 __all__ = ["EXPECTED_TOOLS", "FLOORS", "HOST_FLOORS", "SECRET", "run_self_test"]
 
@@ -79,51 +76,32 @@ def run_self_test(
         command: the server's command line; default ``SERVER.command()``.
         progress: called with a short line before each stage.
     """
-    say = progress or (lambda _m: None)
-    argv = list(command) if command else SERVER.command()
-    report = SelfTestReport(server=SERVER.name, command=argv)
-    began = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="readingroom-selftest-") as tmp, FakeProviders(
-        latency=FAKE_LATENCY_S
-    ) as fake:
-        ledger_path = Path(tmp) / "receipts.jsonl"
-        errlog_path = Path(tmp) / "stderr.log"
-        state = Path(tmp) / "state"
-        env = server_env(
-            {**fake.env(), ENV_RECEIPT_LOG: str(ledger_path), ENV_STATE_DIR: str(state),
-             "OPENALEX_API_KEY": SECRET},
-            drop=[ENV_TOOL_DEADLINE, *(n for n in OPTIONAL_VARIABLES if n != "OPENALEX_API_KEY")],
-        )
-        receipts = 0
-        with open(errlog_path, "wb") as errlog:
-            try:
-                receipts = _exercise(report, argv, env, errlog, fake, say)
-            except Exception as exc:  # the report must say what broke, not a traceback
-                report.add("server ran", False, f"{type(exc).__name__}: {exc}")
-        _check_history(report, state / "history.jsonl", ledger_path, errlog_path)
-        stderr_tail(report, errlog_path)
-        check_receipt_chain(report, ledger_path, receipts)
-    report.seconds = time.monotonic() - began
-    return report
+    receipts: list[int] = []
+
+    def exercise(stage: Stage, fake: FakeProviders) -> None:
+        receipts.append(_exercise(stage, fake))
+
+    def finish(stage: Stage, _fake: FakeProviders) -> None:
+        _check_history(stage.report, stage.folder / "state" / "history.jsonl", stage.ledger,
+                       stage.folder / "stderr.log")
+        check_receipt_chain(stage.report, stage.ledger, sum(receipts))
+
+    return run_against_fake(
+        SERVER.name, list(command) if command else SERVER.command(),
+        FakeProviders(latency=FAKE_LATENCY_S),
+        environment=lambda fake, folder: {**fake.env(), ENV_STATE_DIR: str(folder / "state"),
+                                          "OPENALEX_API_KEY": SECRET},
+        drop=[n for n in OPTIONAL_VARIABLES if n != "OPENALEX_API_KEY"],
+        exercise=exercise, finish=finish, progress=progress)
 
 
-def _exercise(
-    report: SelfTestReport,
-    argv: list[str],
-    env: dict[str, str],
-    errlog: BinaryIO,
-    fake: FakeProviders,
-    say: Callable[[str], None],
-) -> int:
+def _exercise(stage: Stage, fake: FakeProviders) -> int:
     """Drive the server through every stage; returns how many receipts it should have left."""
+    report, say = stage.report, stage.say
     envelopes: list[dict[str, Any]] = []
     say("starting literature-search-mcp")
-    with RawStdioClient(argv, env=env, stderr=errlog) as client:
-        init = client.initialize(timeout=60)
-        info = init.get("result", {}).get("serverInfo", {})
-        report.add("initialize", info.get("name") == SERVER.name,
-                   f"serverInfo {info.get('name')} {info.get('version')}")
-        tools = client.request("tools/list", {}).get("result", {}).get("tools", [])
+    with stage.client() as client:
+        tools = initialize(report, client, SERVER.name)
         check_read_only_tools(report, tools, EXPECTED_TOOLS)
 
         listed = structured(client.call_tool("literature_sources", {}))

@@ -42,10 +42,10 @@ from ..core.settings import ENV_TOOL_DEADLINE, env_float
 from . import SERVER
 from .budget import DEFAULT_BUDGETS, Budget, Budgets, fanout_deadline
 from .cache import ResultCache
-from .client import HostClients, ProviderHttp, budget_spent
 from .fulltext import answer_part, parse_jats
 from .fusion import RRF_K, FusedRecord, fuse
 from .history import History, history_line
+from .host_clients import HostClients, ProviderHttp, budget_spent
 from .identifiers import (
     arxiv_abs_url,
     arxiv_pdf_url,
@@ -55,9 +55,9 @@ from .identifiers import (
 )
 from .models import PROVIDER_ORDER, SearchRequest
 from .paging import MAX_RECORDS, Cursor, fingerprint, record_keys
-from .providers import PROVIDERS
-from .providers.base import Page, ProviderSettings
-from .providers.common import (
+from .upstreams import PROVIDERS
+from .upstreams.base import Page, ProviderSettings
+from .upstreams.common import (
     ACCEPT_JSON,
     as_dict,
     check_xml,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..core.envelope import MatchKind, TermUse
 from ..core.errors import Code, CoreError
 from ..core.script import detect_script
-from .providers import ALL_DPIDS, PROVIDERS
+from .sources import ALL_DPIDS, PROVIDERS
 
 __all__ = [
     "FIELD_RULES",

@@ -2,7 +2,7 @@
 
 :class:`NdlItem` and its parts are pydantic models (their field descriptions become the tool's
 output schema). :class:`SruResponse` here is NDL's reading of one ``searchRetrieve`` response,
-built by :func:`readingroom.ndl.records.parse` on top of the generic envelope of
+built by :func:`readingroom.ndl.upstreams.ndl_search.parse` on top of the generic envelope of
 :mod:`readingroom.core.sru`: one :class:`RecordResult` per ``<record>``, diagnostics classified,
 facets counted.
 """

@@ -1,7 +1,7 @@
 """ndl-mcp's self-test: prove the NDL undertakings hold in a real ndl-mcp process.
 
 Launches ndl-mcp as a stdio subprocess (``python -m readingroom.ndl``, or the frozen executable
-beside this one) against the loopback :class:`~readingroom.ndl.fake_sru.FakeSru`, fires
+beside this one) against the loopback :class:`~readingroom.ndl.fake.FakeSru`, fires
 concurrent searches, and checks what the *fake* saw: strictly serial requests, every arrival at
 least 1.0 s after the previous answer (the smallest gap between arrivals is reported too),
 never more than 100 records asked, no request for a refused dpid. The shared checks of
@@ -12,27 +12,23 @@ frozen build.
 
 from __future__ import annotations
 
-import tempfile
-import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
-from ..core.rawstdio import RawStdioClient
 from ..core.selftest import (
     SelfTestReport,
+    Stage,
     check_credit,
     check_envelope_schema,
     check_read_only_tools,
     check_receipt_chain,
     check_stdout_purity,
-    server_env,
-    stderr_tail,
+    initialize,
+    run_against_fake,
     structured,
 )
-from ..core.settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 from . import ENV_NDL_SRU_URL
-from .fake_sru import FakeSru
+from .fake import FakeSru
 
 __all__ = ["CONCURRENT_CALLS", "EXPECTED_TOOLS", "FLOOR_S", "run_self_test"]
 
@@ -87,49 +83,27 @@ def run_self_test(
     count = len(CONCURRENT_CALLS) if calls is None else calls
     if not 1 <= count <= len(CONCURRENT_CALLS):
         raise ValueError(f"calls must be 1..{len(CONCURRENT_CALLS)}, got {calls!r}")
-    say = progress or (lambda _m: None)
-    argv = list(command) if command else _default_command()
-    report = SelfTestReport(server="ndl-mcp", command=argv)
-    began = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="readingroom-selftest-") as tmp, FakeSru(
-        latency=FAKE_LATENCY_S
-    ) as fake:
-        ledger_path = Path(tmp) / "receipts.jsonl"
-        errlog_path = Path(tmp) / "stderr.log"
-        env = server_env({ENV_NDL_SRU_URL: fake.url, ENV_RECEIPT_LOG: str(ledger_path)},
-                         drop=[ENV_TOOL_DEADLINE])
-        with open(errlog_path, "wb") as errlog:
-            try:
-                _exercise(report, argv, env, errlog, fake, say, CONCURRENT_CALLS[:count])
-            except Exception as exc:  # the report must say what broke, not a traceback
-                report.add("server ran", False, f"{type(exc).__name__}: {exc}")
-        stderr_tail(report, errlog_path)
-        check_receipt_chain(report, ledger_path, len(fake.log))
-    report.seconds = time.monotonic() - began
-    return report
+    concurrent = CONCURRENT_CALLS[:count]
+    return run_against_fake(
+        "ndl-mcp", list(command) if command else _default_command(),
+        FakeSru(latency=FAKE_LATENCY_S),
+        environment=lambda fake, _folder: {ENV_NDL_SRU_URL: fake.url},
+        exercise=lambda stage, fake: _exercise(stage, fake, concurrent),
+        finish=_finish, progress=progress)
 
 
-def _exercise(
-    report: SelfTestReport,
-    argv: list[str],
-    env: dict[str, str],
-    errlog: BinaryIO,
-    fake: FakeSru,
-    say: Callable[[str], None],
-    concurrent: list[tuple[str, dict[str, Any]]],
-) -> None:
+def _finish(stage: Stage, fake: FakeSru) -> None:
+    check_receipt_chain(stage.report, stage.ledger, len(fake.log))
+
+
+def _exercise(stage: Stage, fake: FakeSru, concurrent: list[tuple[str, dict[str, Any]]]) -> None:
     """Drive the server through every stage, then judge what the fake saw."""
+    report, say = stage.report, stage.say
     envelopes: list[dict[str, Any]] = []
     say("starting ndl-mcp")
-    with RawStdioClient(argv, env=env, stderr=errlog) as client:
-        init = client.initialize(timeout=60)
-        info = init.get("result", {}).get("serverInfo", {})
-        report.add("initialize", info.get("name") == "ndl-mcp",
-                   f"serverInfo {info.get('name')} {info.get('version')}")
-
-        tools = client.request("tools/list", {}).get("result", {}).get("tools", [])
+    with stage.client() as client:
+        tools = initialize(report, client, "ndl-mcp")
         check_read_only_tools(report, tools, EXPECTED_TOOLS)
-
         say(f"firing {len(concurrent)} concurrent searches")
         ids = [client.send_request("tools/call", {"name": n, "arguments": a})
                for n, a in concurrent]

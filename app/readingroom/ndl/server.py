@@ -16,9 +16,9 @@ from ..core.clock import Clock
 from ..core.envelope import Envelope, SourceStatus
 from ..core.mcpkit import ToolSpec, build_server
 from . import SERVER
-from .client import MAX_RECORDS, NdlClient
-from .providers import ALL_DPIDS, sources
 from .service import NdlService
+from .sources import ALL_DPIDS, sources
+from .upstreams.ndl_search import MAX_RECORDS, NdlClient
 
 __all__ = [
     "INSTRUCTIONS",

@@ -20,11 +20,11 @@ from ..core.envelope import (
 from ..core.errors import Code, CoreError
 from ..core.script import Script, detect_script, has_latin
 from . import SERVER
-from .client import MAX_RECORDS, RESULT_WINDOW, NdlClient, SruExchange
 from .cql import BuiltQuery, build_record_query, build_search_query
 from .diagnostics import DiagnosticKind
 from .models import SruResponse
-from .providers import ALL_DPIDS, sources
+from .sources import ALL_DPIDS, sources
+from .upstreams.ndl_search import MAX_RECORDS, RESULT_WINDOW, NdlClient, SruExchange
 
 __all__ = ["SERVER_NAME", "NdlService"]
 

@@ -15,6 +15,13 @@ parse), an executable is missing, or a self-test failed; 2 usage (a value a gate
 unknown host; nothing written).
 ``--remove`` removes our entries from the chosen hosts (default: every host whose config
 exists); the uninstaller uses it.
+
+``--books DIR`` and ``--zotero [DATA_DIR]`` then hand the user's library to the suite's
+library server (:data:`LIBRARY_SERVER`, the one program here that imports books): its
+installed executable runs ``add DIR --recursive`` (and ``add --zotero``) against the data
+folder its host entries name, with its progress and summary on this console, so an install
+ends with the books searchable. A file it refuses (exit 3) is reported, not a failure; an
+``add`` that cannot run at all (exit 1 or 2) is.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "LIBRARY_SERVER",
     "NO_HOSTS",
     "cmd_setup",
     "default_hosts",
@@ -58,6 +66,11 @@ EXIT_USAGE = 2
 
 DEFAULT_HOSTS = ("codex", "claude-desktop")
 """Registered with even when their config file does not exist yet."""
+
+LIBRARY_SERVER = "book-agent"
+"""The catalogue's server that takes ``add`` (``--books``, ``--zotero``)."""
+_ADD_REFUSED = 3
+"""book-agent add's exit status when it finished but refused some files."""
 
 NO_HOSTS = "none"
 """``--hosts none``: change no host (record a gate, run nothing else)."""
@@ -106,6 +119,12 @@ def register(subparsers: Any) -> None:
                         "the running program)")
     parser.add_argument("--no-self-test", action="store_true",
                         help="skip the self-tests of the installed servers")
+    parser.add_argument("--books", metavar="DIR",
+                        help=f"then register every PDF, EPUB and Markdown file under DIR with "
+                        f"{LIBRARY_SERVER} (its add command; new and changed files only)")
+    parser.add_argument("--zotero", nargs="?", const="", metavar="DATA_DIR",
+                        help=f"then register the PDF/EPUB attachments of the Zotero library "
+                        f"(default ~/Zotero) with {LIBRARY_SERVER}")
     parser.set_defaults(func=cmd_setup)
 
 
@@ -242,6 +261,9 @@ def _install(
         _explain_gate(info, statuses[info.gate.option],
                       _rerun_argv(args, info.gate, data_dir, install_dir), ctx)
     tested = [s for s in servers if s.self_test is not None] if hosts else []
+    if not failed and (getattr(args, "books", None) or getattr(args, "zotero", None)
+                       is not None):
+        failed |= not _add_library(args, ctx, data_dir, install_dir)
     if not failed and tested:
         if args.no_self_test:
             print("self-test skipped (--no-self-test)")
@@ -267,6 +289,39 @@ def _data_dir_usable(data_dir: Path) -> bool:
               file=sys.stderr)
         return False
     return True
+
+
+def _add_library(args: argparse.Namespace, ctx: Machine, data_dir: Path,
+                 install_dir: str) -> bool:
+    """Run the library server's ``add`` over ``--books`` / ``--zotero``; False if it failed."""
+    from ..catalog import server
+    from ..core.declaration import expand_data_args
+
+    info = server(LIBRARY_SERVER)
+    exe = ctx.join(install_dir, ctx.executable_name(info.name))
+    if not Path(exe).is_file():
+        print(f"setup: not found: {exe}; pass --install-dir with the folder holding "
+              f"{info.name}. No book was added", file=sys.stderr)
+        return False
+    base = [exe, *expand_data_args(info.data_args, lambda rel: str(
+        data_dir / rel if rel else data_dir))]
+    runs = []
+    if args.books:
+        runs.append([*base, "add", str(ctx.absolute(args.books)), "--recursive"])
+    if args.zotero is not None:
+        runs.append([*base, "add", "--zotero", *([str(ctx.absolute(args.zotero))]
+                                                 if args.zotero else [])])
+    ok = True
+    for argv in runs:
+        print(f"Adding books: {rerun_command(argv, ctx)}")
+        code = subprocess.run(argv, check=False).returncode
+        if code == _ADD_REFUSED:
+            print(f"  {info.name} refused some files (see the summary above); the rest are "
+                  "registered.")
+        elif code != 0:
+            print(f"setup: {info.name} add failed (exit {code}).", file=sys.stderr)
+            ok = False
+    return ok
 
 
 def _open_gates(data_dir: Path, given: dict[str, str], today: date | None

@@ -8,8 +8,9 @@ from pathlib import Path
 import httpx
 
 from readingroom.core.clock import FakeClock
-from readingroom.heritage.helveticat.client import HelveticatClient
-from readingroom.heritage.helveticat.service import HelveticatService
+from readingroom.heritage.catalogue import Catalogue
+from readingroom.heritage.service import HeritageService
+from readingroom.heritage.upstreams.helveticat import HelveticatClient
 
 HAND = Path(__file__).resolve().parents[2] / "fixtures" / "heritage" / "helveticat"
 SRU = "https://helveticat.test/view/sru/41SNL_51_INST"
@@ -43,9 +44,15 @@ def hand(name: str) -> bytes:
     return (HAND / name).read_bytes()
 
 
-def service_for(fake: FakeHelveticat, tmp_path: Path | None = None) -> HelveticatService:
+def service_for(fake: FakeHelveticat, tmp_path: Path | None = None) -> Catalogue:
     """A service over ``fake`` with a fake clock and no receipt ledger (or one in tmp_path)."""
     clock = FakeClock()
     env = {"MCP_RECEIPT_LOG": str(tmp_path / "receipts.jsonl")} if tmp_path else {}
     client = HelveticatClient(sru_url=SRU, oai_url=OAI, transport=fake.transport, clock=clock)
-    return HelveticatService(client, env=env, clock=clock)
+    return Catalogue(client, env=env, clock=clock)
+
+
+def heritage_for(fake: FakeHelveticat) -> HeritageService:
+    """The server's one service with its catalogue over ``fake`` (what the tools are bound to)."""
+    catalogue = service_for(fake)
+    return HeritageService(env={}, clock=catalogue.clock, catalogue=catalogue)

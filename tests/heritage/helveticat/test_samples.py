@@ -15,9 +15,9 @@ import pytest
 
 from readingroom.core.oaipmh import parse_oai
 from readingroom.core.sru import parse_search_retrieve
-from readingroom.heritage.helveticat.collections import prefix_for
-from readingroom.heritage.helveticat.dc import is_dc, parse_dc_record
-from readingroom.heritage.helveticat.marc import is_marc, parse_marc_record
+from readingroom.heritage.dublin_core import is_dc, parse_dc_record
+from readingroom.heritage.marc21 import is_marc, parse_marc_record
+from readingroom.heritage.oai_sets import prefix_for
 
 
 def _sru_items(path: Path) -> tuple[int | None, int | None, list[dict]]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.heritage.helveticat.service import SRU_ORDER_NOTE
+from readingroom.heritage.catalogue import SRU_ORDER_NOTE
 
 from .helpers import FakeHelveticat, hand, service_for
 
@@ -151,13 +151,13 @@ async def test_transport_failure_is_unknown_not_empty():
 
 async def test_plain_http_endpoint_is_refused_before_sending():
     from readingroom.core.clock import FakeClock
-    from readingroom.heritage.helveticat.client import HelveticatClient
-    from readingroom.heritage.helveticat.service import HelveticatService
+    from readingroom.heritage.catalogue import Catalogue
+    from readingroom.heritage.upstreams.helveticat import HelveticatClient
 
     fake = FakeHelveticat(lambda r: b"")
     client = HelveticatClient(sru_url="http://helveticat.nb.admin.ch/view/sru/x",
                               transport=fake.transport, clock=FakeClock())
-    env = await HelveticatService(client, env={}).search(query="Keller")
+    env = await Catalogue(client, env={}).search(query="Keller")
     assert env.error.code == "INVALID_INPUT" and fake.requests == []
 
 
@@ -233,7 +233,7 @@ async def test_no_records_match_two_meanings_told_apart():
 async def test_bad_resumption_token_is_an_error():
     fake = FakeHelveticat(lambda r: hand("oai_error_bad_resumption_token.xml"))
     service = service_for(fake)
-    from readingroom.heritage.helveticat.cursor import OaiCursor, encode_cursor
+    from readingroom.heritage.catalogue_paging import OaiCursor, encode_cursor
 
     cursor = encode_cursor(OaiCursor(set_spec="xrara", prefix="marc21", skip=0, token="old"))
     env = await service.search(set_spec="xrara", cursor=cursor)
@@ -241,7 +241,7 @@ async def test_bad_resumption_token_is_an_error():
 
 
 async def test_oai_cursor_with_another_set_is_refused():
-    from readingroom.heritage.helveticat.cursor import OaiCursor, encode_cursor
+    from readingroom.heritage.catalogue_paging import OaiCursor, encode_cursor
 
     fake = FakeHelveticat(_oai_pages)
     cursor = encode_cursor(OaiCursor(set_spec="xrara", prefix="marc21", skip=0, token="t"))

@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from readingroom.heritage.helveticat.tools import (
+from readingroom.heritage.server import (
     GetPublicationInput,
     HelveticatSearchInput,
     ListNbCollectionsInput,
-    helveticat_tool_specs,
+    catalogue_tool_specs,
 )
 
-from .helpers import FakeHelveticat, hand, service_for
+from .helpers import FakeHelveticat, hand, heritage_for
 
 
 def _specs():
-    return {s.name: s for s in helveticat_tool_specs(service_for(FakeHelveticat(lambda r: b"")))}
+    return {s.name: s for s in catalogue_tool_specs(heritage_for(FakeHelveticat(lambda r: b"")))}
 
 
 def test_three_tools_declared_fully():
@@ -47,7 +47,7 @@ def test_inputs_are_closed(model, args):
 @pytest.mark.anyio
 async def test_handlers_reach_the_service():
     fake = FakeHelveticat(lambda r: hand("sru_zero_records.xml"))
-    specs = {s.name: s for s in helveticat_tool_specs(service_for(fake))}
+    specs = {s.name: s for s in catalogue_tool_specs(heritage_for(fake))}
     args = HelveticatSearchInput.model_validate({"query": "Xyzzy", "response_format": "json"})
     env = await specs["heritage_search_helveticat"].handler(args)
     assert env.operation == "heritage_search_helveticat" and env.result.match_type == "none"

@@ -93,6 +93,12 @@ class SkillBook:
     tool_version: str
     license: str | None = None
     """The book's licence when known; omitted from the frontmatter otherwise."""
+    citation: str | None = None
+    """The book's reference as one line (from its library, else its file's metadata)."""
+    bibtex_key: str | None = None
+    """The stable BibTeX key of the reference."""
+    reference_from: str | None = None
+    """Where the reference comes from ("the library it was imported from", …)."""
 
 
 # --------------------------------------------------------------------------- the name
@@ -620,9 +626,23 @@ def _citing(book: SkillBook) -> list[str]:
     else:
         form = f"*{title}*, section “heading”, source lines 120–134 (locator verified)"
         where = "the section heading and the source-file lines from the locator"
+    reference = []
+    if _clean(book.citation):
+        source = f" (from {_md(book.reference_from, 60)})" if _clean(book.reference_from) \
+            else ""
+        key = f" BibTeX key {_code(_clean(book.bibtex_key, 100))}." if _clean(
+            book.bibtex_key) else ""
+        record = "; `book_status` shows the library's record" if "library" in (
+            book.reference_from or "") else ""
+        reference = [
+            f"- Reference{source}: {_md(book.citation, 600)}{key} Every locator and search "
+            "hit carries it as `reference` (CSL-JSON), with `label` and `locator` for the "
+            f"passage{record}.",
+        ]
     return [
         "## Citing",
         "",
+        *reference,
         f"- Cite only what a `verified` locator backs, with the book's title and {where}. "
         f"Form: {form}.",
         "- Never cite from `book.md` line numbers, record ids or search snippets alone: they "

@@ -18,6 +18,7 @@ from ....core.xmlsafe import (
     parse_xml,
     strip_doctype,
 )
+from ....core.xmltree import tag_name
 from .container import MAX_DOCUMENT_BYTES
 
 __all__: list[str] = []
@@ -135,10 +136,7 @@ def _parse(data: bytes, *, content: bool) -> _Parsed:
 
 
 def _local(element: Any) -> str:
-    tag = element.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1].lower()
+    return tag_name(element).lower()  # XHTML and HTML fallback trees alike: lower case
 
 
 def _children(element: Any, name: str) -> Iterator[Any]:

@@ -52,51 +52,77 @@ def test_breadth_scale():
 # --- the compact schema each tool declares (issue 19 §6) -------------------------------------
 
 
-def _published_type(schema: dict, prop: dict) -> str:
-    """The JSON type of a published property, its ``null`` branch aside and ``$ref`` resolved."""
+def _published_branch(schema: dict, prop: dict) -> dict:
+    """A published property's non-null branch, ``$ref`` resolved."""
     branches = [b for b in prop.get("anyOf", [prop]) if b.get("type") != "null"]
     assert len(branches) == 1, prop
     branch = branches[0]
     if "$ref" in branch:
         branch = schema["$defs"][branch["$ref"].rsplit("/", 1)[1]]
-    return branch.get("type", "const")
+    return branch
 
 
-def test_tool_output_schema_names_every_field_of_the_published_one_with_its_type():
+def test_the_compact_schema_asks_nothing_the_published_one_does_not():
+    """Each constraint of the compact schema is one the published schema also makes, so an
+    envelope valid against the published schema (without nulls, which to_data leaves out) is
+    valid against the compact one, the tool's own constants aside."""
     published = response_schema()
     compact = tool_output_schema("ndl-mcp", "ndl_search_books")
-    assert set(compact["properties"]) == set(published["properties"])
-    assert compact["required"] == published["required"]
-    assert compact["additionalProperties"] is published["additionalProperties"] is False
-    for name, prop in compact["properties"].items():
-        if "const" in prop:
-            continue
-        assert prop["type"] == _published_type(published, published["properties"][name]), name
-    assert compact["properties"]["server"] == {"const": "ndl-mcp"}
-    assert compact["properties"]["operation"] == {"const": "ndl_search_books"}
-    assert compact["properties"]["schema_version"] == {"const": SCHEMA_VERSION}
-    assert "docs/response-schema.json" in compact["description"]
     jsonschema.Draft202012Validator.check_schema(compact)
+    assert set(compact) == {"type", "description", "properties", "required",
+                            "additionalProperties"}
+    assert compact["type"] == published["type"] == "object"
+    assert compact["additionalProperties"] is True, "the rest of the envelope is admitted"
+    assert compact["required"] == published["required"] == ["server", "operation"]
+    assert f"envelope {SCHEMA_VERSION}" in compact["description"]
+    assert "docs/response-schema.json" in compact["description"]
+    assert compact["properties"].pop("server") == {"const": "ndl-mcp"}
+    assert compact["properties"].pop("operation") == {"const": "ndl_search_books"}
+    assert compact["properties"].pop("schema_version") == {"const": SCHEMA_VERSION}
+    assert set(compact["properties"]) == {"result", "items", "data", "error"}
+    for name, prop in compact["properties"].items():
+        branch = _published_branch(published, published["properties"][name])
+        assert set(prop) <= {"type", "required"}, name
+        assert prop["type"] == branch["type"], name
+        assert set(prop.get("required", [])) <= set(branch.get("required", [])), name
 
 
-def test_every_published_envelope_validates_against_the_compact_schema():
-    full = jsonschema.Draft202012Validator(response_schema())
-    env = Envelope(server="ndl-mcp", operation="ndl_search_books",
-                   result=ResultInfo(total=3, returned=1, next_start=2, has_more=True),
-                   items=[{"title": "x", "deep": {"a": [1, None]}}], data={"k": None},
-                   coverage_note="n", attribution=["NDL"])
-    env.diagnose(Level.warning, Code.SCRIPT_LATIN_QUERY, "m", hint="h", field="title")
+def _envelopes() -> list[dict]:
+    full = Envelope(server="ndl-mcp", operation="ndl_search_books",
+                    result=ResultInfo(total=3, returned=1, next_start=2, has_more=True),
+                    items=[{"title": "x", "deep": {"a": [1, None]}}], data={"k": None},
+                    coverage_note="n", attribution=["NDL"])
+    full.diagnose(Level.warning, Code.SCRIPT_LATIN_QUERY, "m", hint="h", field="title")
+    unknown = Envelope(server="ndl-mcp", operation="ndl_search_books",
+                       result=ResultInfo(total=None, returned=0))
     failure = Envelope.failure("ndl-mcp", "ndl_search_books",
                                CoreError(Code.RATE_LIMITED, "m", remediation="wait"))
-    for data in (env.to_data(), failure.to_data()):
-        full.validate(data)
-        jsonschema.Draft202012Validator(
-            tool_output_schema("ndl-mcp", "ndl_search_books")).validate(data)
-        wrong = {**data, "operation": "ndl_get_record"}
-        assert not jsonschema.Draft202012Validator(
-            tool_output_schema("ndl-mcp", "ndl_search_books")).is_valid(wrong)
+    return [e.to_data() for e in (full, unknown, failure)]
+
+
+def test_every_envelope_sent_validates_against_both_schemas():
+    published = jsonschema.Draft202012Validator(response_schema())
+    compact = jsonschema.Draft202012Validator(tool_output_schema("ndl-mcp", "ndl_search_books"))
+    for data in _envelopes():
+        published.validate(data)
+        compact.validate(data)
+
+
+def test_the_compact_schema_refuses_another_tools_answer_and_a_malformed_one():
+    compact = jsonschema.Draft202012Validator(tool_output_schema("ndl-mcp", "ndl_search_books"))
+    data, _, failure = _envelopes()
+    assert not compact.is_valid({**data, "operation": "ndl_get_record"})
+    assert not compact.is_valid({**data, "server": "cinii-mcp"})
+    assert not compact.is_valid({**data, "schema_version": "1.0.0"})
+    assert not compact.is_valid({**data, "items": {"title": "x"}})
+    assert not compact.is_valid({**data, "result": 3})
+    assert not compact.is_valid({**failure, "error": {"message": "no code"}})
+    assert not compact.is_valid({k: v for k, v in data.items() if k != "operation"})
 
 
 def test_tool_output_schema_is_compact():
-    schema = tool_output_schema("swiss-cultural-heritage-mcp", "heritage_search_collections")
-    assert len(json.dumps(schema, separators=(",", ":")).encode()) <= 1_000
+    """About 400 bytes, where the published schema is over 8 kB (issue 19 §6)."""
+    longest = tool_output_schema("swiss-cultural-heritage-mcp", "heritage_list_memory_collections")
+    compact = len(json.dumps(longest, separators=(",", ":")).encode())
+    published = len(json.dumps(response_schema(), separators=(",", ":")).encode())
+    assert compact <= 500 and published > 8_000

@@ -337,7 +337,7 @@ def tool_output_schema(server: str, operation: str) -> dict[str, Any]:
     The tool's own fields are exact: ``server`` and ``operation`` are the constants of this
     tool (core's call boundary keeps every reply so), ``schema_version`` the suite's; the
     fields a caller reads the answer from are typed (``result`` and ``data`` objects, ``items``
-    a list of objects, ``error`` an object with ``code`` and ``message``). The rest of the
+    a list, ``error`` an object with ``code`` and ``message``). The rest of the
     shared envelope is admitted by ``additionalProperties`` and described in one sentence
     naming the published schema, :func:`response_schema` (``docs/response-schema.json``),
     which holds every field's detail. So every envelope a tool sends (:meth:`Envelope.to_data`,
@@ -348,14 +348,14 @@ def tool_output_schema(server: str, operation: str) -> dict[str, Any]:
     """
     return {
         "type": "object",
-        "description": f"The suite's envelope {SCHEMA_VERSION}; every field is described in "
+        "description": f"The suite's envelope {SCHEMA_VERSION}; all fields: "
                        "docs/response-schema.json",
         "properties": {
             "server": {"const": server},
             "operation": {"const": operation},
             "schema_version": {"const": SCHEMA_VERSION},
             "result": {"type": "object"},
-            "items": {"type": "array", "items": {"type": "object"}},
+            "items": {"type": "array"},
             "data": {"type": "object"},
             "error": {"type": "object", "required": ["code", "message"]},
         },

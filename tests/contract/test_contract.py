@@ -147,7 +147,7 @@ def _tools_list_bytes(info: ServerInfo) -> tuple[int, int]:
     case = case_for(info)
     with ExitStack() as stack:
         env = case.environment(stack)
-        errlog = stack.enter_context(open(os.devnull, "wb"))  # noqa: SIM115 - closed by stack
+        errlog = stack.enter_context(open(os.devnull, "wb"))
         client = stack.enter_context(ContractClient(case.command(), env=env, stderr=errlog))
         client.initialize(timeout=START_S)
         rid = client.send_request("tools/list", {})

@@ -19,13 +19,12 @@ import anyio
 import jsonschema
 import pytest
 from mcp.client.stdio import stdio_client
+from tests.hosts_real.servers import host_case
 
 from mcp import ClientSession, StdioServerParameters
 from readingroom.catalog import SERVERS
 from readingroom.core.declaration import ServerInfo
 from readingroom.core.envelope import response_schema, tool_output_schema
-
-from tests.hosts_real.servers import host_case
 
 pytestmark = pytest.mark.anyio
 

@@ -850,16 +850,20 @@ class BookService:
             done = catch_up.start()
             if budget > 0 and done.wait(budget):
                 result = run()
-        return self._library_envelope(result, query, selection, top_k, strict,
+        return self._library_envelope(result, searcher, query, selection, top_k, strict,
                                       include_contents, semantic, rerank, catch_up)
 
-    def _library_envelope(self, result: Any, query: str, selection: Any, top_k: int,
-                          strict: bool, include_contents: bool, semantic: str, rerank: str,
-                          catch_up: CatchUp) -> Envelope:
+    def _library_envelope(self, result: Any, searcher: Any, query: str, selection: Any,
+                          top_k: int, strict: bool, include_contents: bool, semantic: str,
+                          rerank: str, catch_up: CatchUp) -> Envelope:
         from .search.library import ENGINE_LIBRARY
 
         data = result.model_dump(mode="json")
         hits = data.pop("hits")
+        for hit in hits:  # the reference each hit's book carries, as a one-book search gives
+            manifest = searcher.manifest(hit["book_id"], hit["version"])
+            if manifest is not None:
+                _cite_hits([hit], manifest)
         why = "library-wide search is lexical only (search one book for semantic or rerank)"
         data.update(scope="library", content_trust=TRUST_NOTE,
                     modes={"lexical": "ok", "lexical_engine": ENGINE_LIBRARY,

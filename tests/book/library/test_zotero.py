@@ -218,6 +218,35 @@ def test_search_hits_carry_the_citation(imported):
     assert hits[0]["reference"]["label"] == "page"
 
 
+def test_library_search_over_the_import_names_each_book_by_its_reference(imported):
+    """Issue 20 acceptance 4 on an imported library: one search without a book id returns
+    hits from several books, each naming its book with the metadata Zotero gave it."""
+    service, env = imported
+    titles = {i["book_id"]: i["title"] for i in env.items}
+    answer = service.search_library("and", top_k=50, wait=None)
+    assert answer.data["books_searched"] == len(titles) == 5
+    assert answer.data["books_skipped"] == []
+    hit_books = {h["book_id"]: h["book"] for h in answer.items}
+    assert len(hit_books) >= 3
+    for book_id, book in hit_books.items():
+        assert book["title"] == titles[book_id]
+    for hit in answer.items:  # the reference follows the book, as in a one-book search
+        one_book = service.search(hit["book_id"], "and", top_k=50).items
+        same = next(h for h in one_book if h["record_id"] == hit["record_id"])
+        assert hit["reference"] == same["reference"] and hit["citation"] == same["citation"]
+    quellen = next(b for b, t in titles.items() if t == TITLE_A)
+    in_thesis = service.search_library("and", collection="Thesis", wait=None)
+    assert {h["book_id"] for h in in_thesis.items} == {quellen}
+    assert in_thesis.data["books_selected"] == 1
+    # The library's date, not the file's own dc:date (this EPUB says 1593).
+    assert in_thesis.items[0]["book"] == {"title": TITLE_A,
+                                          "authors": ["Martin Thoma", "Ada Lovelace"],
+                                          "year": 2019}
+    assert in_thesis.items[0]["citation"].startswith("Thoma, M.; Lovelace, A. (2019).")
+    tagged = service.search_library("and", tag="reading", wait=None)
+    assert tagged.data["books_selected"] == 2
+
+
 def test_second_run_is_unchanged_and_reads_no_file_again(imported, library):
     service, _env = imported
     again = run_add(service, [_spec(library)], jobs=1)

@@ -347,6 +347,10 @@ class LibrarySearcher:
         """:func:`.reference.book_reference` of a book's version (read once)."""
         return self._manifest(book_id, version)[0]
 
+    def manifest(self, book_id: str, version: int) -> dict[str, Any] | None:
+        """The manifest of a book's version (read once; None when it cannot be read)."""
+        return self._manifest(book_id, version)[1]
+
     def _manifest(self, book_id: str, version: int
                   ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         key = (book_id, version)

@@ -9,10 +9,12 @@ Fields read from the manifest (all optional but ``title``):
 
 - ``title`` (str), ``authors`` (list of str);
 - ``year``: an int or a string starting with four digits; else ``issued`` (CSL-style
-  ``{"date-parts": [[2019, ...]]}`` or a date string); else ``metadata.date`` (an EPUB's
-  ``dc:date``, e.g. ``2011-09-01``);
-- ``collections`` and ``tags``: lists of strings; each also read under ``library`` (a
-  ``library`` object in the manifest, where present).
+  ``{"date-parts": [[2019, ...]]}`` or a date string), first the library's (``reference.issued``,
+  the CSL item ``add`` stored from Zotero or calibre), then the manifest's own; else
+  ``metadata.date`` (an EPUB's ``dc:date``, e.g. ``2011-09-01``) — the library's date wins over
+  the file's;
+- ``collections`` and ``tags``: lists of strings; each also read under ``library`` and
+  ``library.metadata`` (where ``add`` records what the reference manager said).
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ def book_reference(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """
     library = manifest.get("library")
     library = library if isinstance(library, Mapping) else {}
+    metadata = library.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
     return {
         "title": str(manifest.get("title") or ""),
         "authors": _strings(manifest.get("authors")),
         "year": _year(manifest),
-        "collections": _strings(manifest.get("collections"), library.get("collections")),
-        "tags": _strings(manifest.get("tags"), library.get("tags")),
+        "collections": _strings(manifest.get("collections"), library.get("collections"),
+                                metadata.get("collections")),
+        "tags": _strings(manifest.get("tags"), library.get("tags"), metadata.get("tags")),
     }
 
 
@@ -78,19 +83,25 @@ def _year(manifest: Mapping[str, Any]) -> int | None:
     year = manifest.get("year")
     if isinstance(year, int) and not isinstance(year, bool):
         return year
-    issued = manifest.get("issued")
-    if isinstance(issued, Mapping):
-        parts = issued.get("date-parts")
-        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
-            first = parts[0][0]
-            if isinstance(first, int) and not isinstance(first, bool):
-                return first
-            issued = str(first)
-        else:
-            issued = issued.get("raw") or issued.get("literal")
+    if isinstance(year, str) and (found := _YEAR.match(year)):
+        return int(found.group(1))
+    texts: list[Any] = []
+    reference = manifest.get("reference")
+    for issued in ((reference.get("issued") if isinstance(reference, Mapping) else None),
+                   manifest.get("issued")):
+        if isinstance(issued, Mapping):
+            parts = issued.get("date-parts")
+            if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+                first = parts[0][0]
+                if isinstance(first, int) and not isinstance(first, bool):
+                    return first
+                issued = str(first)
+            else:
+                issued = issued.get("raw") or issued.get("literal")
+        texts.append(issued)
     metadata = manifest.get("metadata")
-    date = metadata.get("date") if isinstance(metadata, Mapping) else None
-    for text in (year, issued, date):
+    texts.append(metadata.get("date") if isinstance(metadata, Mapping) else None)
+    for text in texts:
         if isinstance(text, str) and (found := _YEAR.match(text)):
             return int(found.group(1))
     return None

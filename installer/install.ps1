@@ -20,6 +20,12 @@ recorded. Give it with -NotificationFiled. Run interactively without it (and wit
 recorded yet), the installer shows the form's address, offers to open it, and asks for the
 date; press Enter to install without ndl-mcp for now.
 
+cinii-mcp searches CiNii Research, which asks for a CiNii Web API application id. Run
+interactively, the installer asks for it (hidden as you type; press Enter to skip) and stores it
+in the Windows Credential Manager through "readingroom secrets set CINII_APPID": it is never
+written into a file, a host configuration or a command line. cinii-mcp is registered either
+way; without an id its tools answer NOT_CONFIGURED until one is stored.
+
 Run the installer again at any time to update: the install folder is replaced and the host
 entries are rewritten in place.
 
@@ -113,6 +119,15 @@ $NdlFormUrl = 'https://form2.ndl.go.jp/form/pub/ndl07/api'
 $NotificationFileName = 'NDL-API-NOTIFICATION.txt'
 $InstallRecordName = 'readingroom-install.txt'
 $AdminExe = 'readingroom.exe'
+# Optional secrets: asked for interactively, stored in the OS keyring by "readingroom secrets set".
+$OptionalSecrets = @(
+    [pscustomobject]@{
+        Name     = 'CINII_APPID'
+        Server   = 'cinii-mcp'
+        What     = 'CiNii Web API application id'
+        Register = 'https://support.nii.ac.jp/ja/cinii/api/developer'
+    }
+)
 
 function Write-Step {
     param([string]$Message, [string]$Color = 'Gray')
@@ -272,6 +287,50 @@ function Read-NotificationDate {
             return $answer
         }
         Write-Step -Message "  $problem" -Color Yellow
+    }
+}
+
+function ConvertFrom-SecureText {
+    # The text of a SecureString (Read-Host -AsSecureString), for piping to "secrets set".
+    param([Security.SecureString]$Secure)
+    $bstr = [Runtime.InteropServices.Marshal]::SecureStringToBSTR($Secure)
+    try {
+        return [Runtime.InteropServices.Marshal]::PtrToStringBSTR($bstr)
+    }
+    finally {
+        [Runtime.InteropServices.Marshal]::ZeroFreeBSTR($bstr)
+    }
+}
+
+function Read-OptionalSecret {
+    # Ask for each optional secret and store what is given with "readingroom secrets set NAME
+    # --stdin" (the value goes through a pipe, never a command line or a file).
+    param([string]$Admin)
+    foreach ($secret in $OptionalSecrets) {
+        if ([Environment]::GetEnvironmentVariable($secret.Name)) {
+            Write-Step -Message "$($secret.Name) is set in this environment; not asking for it."
+            continue
+        }
+        Write-Host ''
+        Write-Step -Message "$($secret.Server) uses a $($secret.What) ($($secret.Name))" -Color Cyan
+        Write-Step -Message "  Apply for one at $($secret.Register)"
+        $secure = Read-Host -AsSecureString -Prompt ("$($secret.Name) (hidden; press Enter to skip " +
+            'and keep any stored earlier)')
+        $value = ConvertFrom-SecureText -Secure $secure
+        if ([string]::IsNullOrWhiteSpace($value)) {
+            Write-Step -Message ("  Skipped: $($secret.Server) is registered and answers NOT_CONFIGURED " +
+                "until you store it with: readingroom secrets set $($secret.Name)")
+            continue
+        }
+        $value | & $Admin secrets set $secret.Name --stdin | Out-Null
+        if ($LASTEXITCODE -eq 0) {
+            Write-Step -Message "  Stored $($secret.Name) in the Windows Credential Manager." -Color Green
+        }
+        else {
+            Write-Step -Message ("  Could not store $($secret.Name) (exit $LASTEXITCODE); try again " +
+                "with: readingroom secrets set $($secret.Name)") -Color Yellow
+        }
+        $value = $null
     }
 }
 
@@ -564,7 +623,24 @@ elseif (-not $WhatIfPreference -and -not (Test-Path -LiteralPath $adminPath -Pat
     exit $ExitOk
 }
 
-# --- 4. Hand host registration to readingroom setup -----------------------------------------
+# --- 4. Optional secrets, then host registration by readingroom setup ----------------------
+
+if ($WhatIfPreference) {
+    foreach ($secret in $OptionalSecrets) {
+        Write-Step -Message ("What if: an interactive run would ask for $($secret.Name) " +
+            "($($secret.What), optional; $($secret.Register)).")
+    }
+}
+elseif (Test-Interactive) {
+    Read-OptionalSecret -Admin $adminPath
+}
+else {
+    foreach ($secret in $OptionalSecrets) {
+        Write-Step -Message ("$($secret.Server) is registered without asking for $($secret.Name) " +
+            "(its tools answer NOT_CONFIGURED until it is stored); " +
+            "apply at $($secret.Register) and store it with: readingroom secrets set $($secret.Name)")
+    }
+}
 
 $setupArgs = @('setup', '--install-dir', $installPath)
 if ($filedDate) {

@@ -15,7 +15,7 @@ import readingroom
 from .conftest import REPO_ROOT
 
 PACKAGE = Path(readingroom.__file__).parent
-DETAILED = ("core", "ndl", "literature", "heritage")
+DETAILED = ("core", "ndl", "literature", "heritage", "cinii", "jstage")
 """Packages whose every module the tree lists line by line."""
 _SKIP = {"__init__.py", "__main__.py", "__pycache__", "canned"}
 

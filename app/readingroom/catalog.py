@@ -8,7 +8,7 @@ in :data:`SERVERS` and its console script in ``pyproject.toml`` (a test keeps th
 
 from __future__ import annotations
 
-from . import book, heritage, literature, ndl
+from . import book, cinii, heritage, jstage, literature, ndl
 from .core.declaration import Program, ServerInfo, unique_names
 
 __all__ = ["ADMIN", "BUNDLED_PROGRAMS", "PROGRAMS", "SERVERS", "ServerInfo", "server"]
@@ -18,6 +18,8 @@ SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
     literature.SERVER,
     book.SERVER,
     heritage.SERVER,
+    cinii.SERVER,
+    jstage.SERVER,
 )}
 """The MCP servers of the suite, by name, in registration order."""
 

@@ -283,6 +283,15 @@ Describe 'what install.ps1 hands to readingroom setup' {
         @(Get-StubCall -Log $case.Log)[0] | Should -Match ([regex]::Escape('| --hosts | codex,claude-desktop |'))
     }
 
+    It 'with no one to ask, stores no secret and says where to get the CiNii application id' {
+        $case = New-TestCase
+        $result = Invoke-Install -Case $case
+        $result.ExitCode | Should -Be 0 -Because $result.Output
+        $result.Output | Should -Match ([regex]::Escape('readingroom secrets set CINII_APPID'))
+        $result.Output | Should -Match ([regex]::Escape('https://support.nii.ac.jp/ja/cinii/api/developer'))
+        @(Get-StubCall -Log $case.Log | Where-Object { $_ -match '^secrets' }).Count | Should -Be 0
+    }
+
     It 'passes --no-self-test' {
         $case = New-TestCase
         $result = Invoke-Install -Case $case -Extra @('-NoSelfTest')

@@ -19,9 +19,14 @@ from typing import Any
 from readingroom.book import ENV_DATA_DIR
 from readingroom.book import SERVER as BOOK
 from readingroom.catalog import SERVERS
+from readingroom.cinii import ENV_APPID
+from readingroom.cinii import SERVER as CINII
+from readingroom.cinii.fake import FakeCinii
 from readingroom.core.declaration import ServerInfo
 from readingroom.heritage import SERVER as HERITAGE
 from readingroom.heritage.fake import FakeUpstreams
+from readingroom.jstage import SERVER as JSTAGE
+from readingroom.jstage.fake import FakeJstage
 from readingroom.literature import SERVER as LITERATURE
 from readingroom.literature.fake import FakeProviders
 from readingroom.ndl import ENV_NDL_SRU_URL
@@ -39,8 +44,13 @@ __all__ = [
     "Call",
     "ContractCase",
     "case_for",
+    "cinii_upstream",
+    "jstage_upstream",
     "ndl_upstream",
 ]
+
+CONTRACT_APPID = "contract-test-appid-5e1d"
+"""A made-up CiNii application id: the fake accepts any, and no answer may show it."""
 
 HERE = Path(__file__).resolve().parent
 """``tests/contract``: the ``PYTHONPATH`` entry that makes the test servers importable."""
@@ -92,6 +102,19 @@ def heritage_upstreams(stack: ExitStack) -> Mapping[str, str]:
     """One loopback fake of CKAN, Helveticat SRU/OAI, Memobase and Dodis."""
     # A __slow__ query takes 30 s at every upstream: only a real cancel frees the slot.
     fake = stack.enter_context(FakeUpstreams(slow_seconds=30.0))
+    return fake.env()
+
+
+def cinii_upstream(stack: ExitStack) -> Mapping[str, str]:
+    """A loopback fake of CiNii Research, and a made-up application id."""
+    # A __slow__ query takes 30 s here, long enough that only a real cancel frees the slot.
+    fake = stack.enter_context(FakeCinii(slow_seconds=30.0))
+    return {**fake.env(), ENV_APPID: CONTRACT_APPID}
+
+
+def jstage_upstream(stack: ExitStack) -> Mapping[str, str]:
+    """A loopback fake of the J-STAGE WebAPI."""
+    fake = stack.enter_context(FakeJstage(slow_seconds=30.0))
     return fake.env()
 
 
@@ -156,6 +179,10 @@ CASES: dict[str, ContractCase] = {c.name: c for c in (
                                                          "response_format": "json"}),
                  heritage_upstreams, slow_call=("heritage_search_artists",
                                                 {"query": "__slow__"})),
+    ContractCase(CINII, ("cinii_search_articles", {"q": "漱石", "count": 5}), cinii_upstream,
+                 slow_call=("cinii_search_articles", {"q": "__slow__"})),
+    ContractCase(JSTAGE, ("jstage_search_articles", {"article": "漱石", "count": 5}),
+                 jstage_upstream, slow_call=("jstage_search_articles", {"article": "__slow__"})),
     ContractCase(TOY, ("toy_echo", {"text": "hello"}), pythonpath=(HERE,),
                  slow_call=("toy_wait", {"seconds": 60, "label": "slow"})),
 )}

@@ -127,6 +127,27 @@ HOST_CASES: dict[str, HostCase] = {c.name: c for c in (
                     for name, args in HERITAGE_CALLS.items()},
         invalid_call=("heritage_search_artists", {"query": "Probe", "limit": "many"}),
     ),
+    _line(
+        "cinii-mcp",
+        tool_calls={
+            "cinii_search_articles": {"q": "漱石", "count": 2},
+            "cinii_search_books": {"title": "読書室"},
+            "cinii_search_dissertations": {"q": "読書室"},
+            "cinii_search_projects": {"q": "読書室"},
+            "cinii_search_all": {"q": "漱石", "from": "1990"},
+            "cinii_get_record": {"crid": "9990000000000000001"},
+        },
+        invalid_call=("cinii_search_articles", {"q": "漱石", "count": "many"}),
+    ),
+    _line(
+        "jstage-mcp",
+        tool_calls={
+            "jstage_search_articles": {"article": "漱石", "count": 2},
+            "jstage_get_article_by_doi": {"doi": "10.99999/rrkiyo.12.1_21"},
+            "jstage_list_issues": {"cdjournal": "rrkiyo"},
+        },
+        invalid_call=("jstage_search_articles", {"article": "漱石", "count": "many"}),
+    ),
 ) if c is not None}
 """One line per server of the catalogue."""
 

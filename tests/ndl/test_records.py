@@ -101,6 +101,7 @@ def test_all_is_honest() -> None:
         "NdlItem",
         "Publisher",
         "RecordResult",
+        "Related",
         "SruResponse",
         "Subject",
     ]

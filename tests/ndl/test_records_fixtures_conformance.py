@@ -189,6 +189,12 @@ def test_jp_lit_articles(samples: Path) -> None:
     assert (first.number, first.pages) == ("50", "43-68")
     assert "http://iss.ndl.go.jp/issn/03869490" in first.is_part_of
     assert first.cinii_links == ["https://cir.nii.ac.jp/crid/1520009409428206720"]
+    # The CRID of the CiNii Research Item's rdfs:seeAlso, ready for cinii-mcp (issue 22).
+    [related] = first.related
+    assert (related.rel, related.id_type, related.id) == ("cinii", "crid", "1520009409428206720")
+    assert (related.server, related.tool) == ("cinii-mcp", "cinii_get_record")
+    assert related.arguments == {"crid": "1520009409428206720"}
+    assert second.related[0].id == "1523669554905158016"
     assert [(h.repository, h.agent, h.call_number) for h in first.holdings] == [
         ("R000000004", "国立国会図書館", "Z12-219"),
         ("R100000136", None, None),
@@ -227,6 +233,7 @@ def test_jp_lit_catalog_dcndl_xml(samples: Path) -> None:
     assert item.holdings[0].local_call_number == "い97-845"
     assert item.digitized_copies == ["https://dl.ndl.go.jp/pid/12497045"]
     assert item.cinii_links == ["https://ci.nii.ac.jp/ncid/BB10363872"]
+    assert item.related == []  # a CiNii Books NCID is no CRID: no link to cinii_get_record
     assert "https://doi.org/10.11501/12497045" in item.holdings[1].see_also
     assert item.doi is None  # the DOI above belongs to the digitised copy, not the book
 
@@ -298,3 +305,19 @@ def test_masinc_explain_is_one_invalid_request_diagnostic(samples: Path) -> None
     assert response.total is None
     assert response.records == []
     assert not response.zero_result
+
+
+@pytest.mark.parametrize(("link", "crid"), [
+    ("https://cir.nii.ac.jp/crid/1520009409428206720", "1520009409428206720"),
+    ("http://cir.nii.ac.jp/crid/1520009409428206720.json", "1520009409428206720"),
+    ("https://cir.nii.ac.jp/crid/1520009409428206720?lang=en", "1520009409428206720"),
+    ("https://cir.nii.ac.jp/all?q=1520009409428206720", None),
+    ("https://cir.nii.ac.jp/crid/15200a9409428206720", None),
+    ("https://ci.nii.ac.jp/ncid/BB10363872", None),
+])
+def test_only_a_crid_url_becomes_a_cinii_link(samples: Path, link: str, crid: str | None) -> None:
+    """The real articles sample with its CRID link rewritten (hand-made variants of it)."""
+    body = (samples / "ndl" / "jp-lit-mcp_sru_search-ndl-articles.xml").read_bytes()
+    body = body.replace(b"https://cir.nii.ac.jp/crid/1520009409428206720", link.encode())
+    first = parse(body).items[0]
+    assert [r.id for r in first.related] == ([crid] if crid else [])

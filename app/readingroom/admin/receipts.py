@@ -285,6 +285,9 @@ def render_markdown(
                 f"`{_short(line.get('query_hash'))}`" if line.get("query_hash") else "—",
             ]
             out.write("| " + " | ".join(_md_cell(c) for c in cells) + " |\n")
+    from .crossindex import cross_index_markdown  # imports this module: loaded when used
+
+    out.write(cross_index_markdown(receipts))
     return out.getvalue()
 
 

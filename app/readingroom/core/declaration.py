@@ -24,6 +24,7 @@ from .settings import ENV_RECEIPT_LOG, ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
 __all__ = [
     "COMMON_SETTINGS",
     "DATA_DIR",
+    "Credential",
     "Gate",
     "GateKeeper",
     "GateStatus",
@@ -139,6 +140,21 @@ class Program:
 
 
 @dataclass(frozen=True)
+class Credential:
+    """A secret the upstream requires (named in :attr:`ServerInfo.secrets` too).
+
+    The server is registered and starts without it, and answers ``NOT_CONFIGURED`` until it
+    is stored; ``readingroom setup`` and ``--help`` say what it is and where to obtain it.
+    """
+
+    name: str
+    what: str
+    """What it is, for a sentence: "NII's application id for the CiNii Web API"."""
+    obtain: str
+    """Where to get it (a registration page)."""
+
+
+@dataclass(frozen=True)
 class ServerInfo(Program):
     """Everything the suite outside a server needs to know about it."""
 
@@ -151,6 +167,9 @@ class ServerInfo(Program):
     secrets: tuple[str, ...] = ()
     """Secret environment variable *names* (never values), resolved at run time from the
     environment, then the OS keyring."""
+    credentials: tuple[Credential, ...] = ()
+    """The secrets of :attr:`secrets` the upstream requires, with what each is and where it
+    is obtained."""
     credit: tuple[str, ...] = ()
     """The licence and credit lines every response of this server carries."""
     deadline_s: float = 90.0
@@ -223,7 +242,12 @@ def help_text(info: ServerInfo, version: str) -> str:
     if info.secrets:
         lines += ["", "Secrets (environment first, then the OS keyring; `readingroom secrets "
                       "set NAME`):"]
-        lines += [f"  {name}" for name in info.secrets]
+        required = {c.name: c for c in info.credentials}
+        for name in info.secrets:
+            need = required.get(name)
+            lines.append(f"  {name}" + (f"  required: {need.what} (get it at {need.obtain}); "
+                                        "without it every call answers NOT_CONFIGURED"
+                                        if need else ""))
     if info.gate is not None:
         lines += ["", f"Registered with hosts only after `readingroom setup {info.gate.option} "
                       f"{info.gate.metavar}`: {info.gate.help}"]

@@ -45,7 +45,7 @@ __all__ = [
     "utc_now_iso",
 ]
 
-SCHEMA_VERSION = "2.2.0"
+SCHEMA_VERSION = "2.3.0"
 """Major: a code renamed or removed, a field changed; minor: something added."""
 
 MAX_VALUE_DEPTH = 32

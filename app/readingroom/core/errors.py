@@ -47,6 +47,7 @@ class Code(StrEnum):
     BOOK_BUSY = "BOOK_BUSY"
     PATH_UNUSABLE = "PATH_UNUSABLE"
     BOOK_DAMAGED = "BOOK_DAMAGED"
+    NOT_CONFIGURED = "NOT_CONFIGURED"
     # --- diagnostics: the call answered; read the answer with these in mind --------------
     ZERO_RESULT = "ZERO_RESULT"
     RESULT_WINDOW_CAPPED = "RESULT_WINDOW_CAPPED"
@@ -168,6 +169,11 @@ MEANINGS: dict[Code, str] = {
         "cannot be read or verified until it is rebuilt with book-agent init SOURCE --id ID "
         "--replace (or removed); other books are unaffected."
     ),
+    Code.NOT_CONFIGURED: (
+        "The server lacks a setting its upstream requires (an application id or API key), so "
+        "nothing was sent. The result is unknown, not empty; the remediation says what to set "
+        "and where to get it."
+    ),
     Code.ZERO_RESULT: (
         "The upstream searched and found no record matching every term: a genuine, "
         "checked absence for this query in these providers."
@@ -232,6 +238,7 @@ _ERRORS = frozenset(
         Code.BOOK_BUSY,
         Code.PATH_UNUSABLE,
         Code.BOOK_DAMAGED,
+        Code.NOT_CONFIGURED,
     }
 )
 

@@ -46,6 +46,7 @@ STATUS_BY_CODE: Mapping[Code, SourceStatus] = {
     Code.INVALID_INPUT: SourceStatus.skipped,
     Code.RESERVED_WORD_IN_QUERY: SourceStatus.skipped,
     Code.PROVIDER_NOT_PERMITTED: SourceStatus.skipped,
+    Code.NOT_CONFIGURED: SourceStatus.not_configured,
 }
 """What an error says about the source; every code not listed means ``error`` there."""
 

@@ -23,6 +23,7 @@ __all__ = [
     "NdlItem",
     "Publisher",
     "RecordResult",
+    "Related",
     "SruResponse",
     "Subject",
 ]
@@ -109,6 +110,18 @@ class Holding(_Model):
         default_factory=list,
         description="Links of the copy (rdfs:seeAlso): the viewer, a DOI, a CiNii page ….",
     )
+
+
+class Related(_Model):
+    """A link to the same work in another catalogue of the suite, ready to fetch there."""
+
+    rel: str = Field(description="The catalogue: cinii (CiNii Research).")
+    id_type: str = Field(description="The identifier's kind: crid.")
+    id: str = Field(description="The identifier.")
+    url: str = Field(description="Its public page.")
+    server: str = Field(description="The server of the suite that fetches it.")
+    tool: str = Field(description="The tool to call there.")
+    arguments: dict[str, str] = Field(description="The arguments for that tool.")
 
 
 class NdlItem(_Model):
@@ -233,6 +246,13 @@ class NdlItem(_Model):
     )
     see_also: list[str] = Field(
         default_factory=list, description="Links of the description (rdfs:seeAlso)."
+    )
+    related: list[Related] = Field(
+        default_factory=list,
+        description=(
+            "The same work in CiNii Research: each CRID of the record's or its Items' "
+            "rdfs:seeAlso, ready for cinii-mcp's cinii_get_record."
+        ),
     )
     holdings: list[Holding] = Field(
         default_factory=list,

@@ -117,7 +117,8 @@ _FIELDS_HELP = (
     "'and'/'or' between words (NDL rejects the query; RESERVED_WORD_IN_QUERY) - run one "
     "search per alternative. Returns the suite's envelope: searched_for (terms and indexes), "
     "result (total, breadth, next_start), items (title, title_reading, creators, identifiers, "
-    "links to digitised copies), diagnostics, attribution to credit. A RATE_LIMITED or "
+    "links to digitised copies, related: the same work in CiNii Research for cinii-mcp's "
+    "cinii_get_record), diagnostics, attribution to credit. A RATE_LIMITED or "
     "TRANSPORT_ERROR result is unknown, never 'nothing found'."
 )
 

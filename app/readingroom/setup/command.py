@@ -42,6 +42,7 @@ from ..catalog import SERVERS, ServerInfo
 from ..core.declaration import Gate, GateStatus, resolve
 from ..core.ledger import describe_os_error
 from ..core.platform import Machine, default_data_dir
+from ..core.secrets import where
 from ..hosts import HOSTS, get_host
 from ..hosts.entries import build_entries, ledger_path
 from ..hosts.outcome import Action, ConfigParseError, HostError, HostOutcome
@@ -254,6 +255,8 @@ def _install(
         print("No host chosen (--hosts none): no host config was changed.")
     elif servers:
         failed = not _register(servers, hosts, ctx, data_dir, install_dir)
+        if not failed:
+            _report_secrets(servers, ctx)
     else:
         print("Nothing to register with hosts yet.")
     for info in held_back:
@@ -359,6 +362,39 @@ def _register(servers: Sequence[ServerInfo], hosts: list[str], ctx: Machine,
         elif any(e.action is Action.PRINTED for e in outcome.entries):
             print(f"  {host.title}: run the command(s) above to finish registering.")
     return ok
+
+
+def _report_secrets(servers: Sequence[ServerInfo], ctx: Machine) -> None:
+    """Say, for each registered server with secrets, whether it was registered with them.
+
+    Names only, never values. Host entries never carry a secret; the server reads it at run
+    time from its environment, then the OS keyring, so storing one later needs no new setup.
+    """
+    for info in servers:
+        if not info.secrets:
+            continue
+        found = {name: where(name, ctx.env) for name in info.secrets}
+        for name, source in found.items():
+            if source == "keyring":
+                print(f"{info.name}: registered with {name} (found in the OS keyring).")
+            elif source == "environment":
+                print(f"{info.name}: registered with {name} (found in this environment: "
+                      "assistants started without it will not see it; "
+                      f"`readingroom secrets set {name}` keeps it in the OS keyring).")
+        required = {c.name: c for c in info.credentials}
+        for name in [n for n, source in found.items() if source is None and n in required]:
+            need = required[name]
+            print(f"{info.name}: registered without {name} (in neither the environment nor "
+                  f"the OS keyring): its calls answer NOT_CONFIGURED until you store "
+                  f"{need.what} (get it at {need.obtain}) with `readingroom secrets set "
+                  f"{name}`; no new setup is needed.")
+        missing = [name for name, source in found.items()
+                   if source is None and name not in required]
+        if missing:
+            print(f"{info.name}: registered without {', '.join(missing)} (in neither the "
+                  "environment nor the OS keyring); store "
+                  f"{'it' if len(missing) == 1 else 'one'} with `readingroom secrets set NAME` "
+                  "when you have it: no new setup is needed.")
 
 
 def _explain_gate(info: ServerInfo, status: GateStatus, rerun: list[str], ctx: Machine

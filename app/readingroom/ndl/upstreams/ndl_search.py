@@ -84,6 +84,7 @@ from ..models import (
     NdlItem,
     Publisher,
     RecordResult,
+    Related,
     SruResponse,
     Subject,
 )
@@ -282,6 +283,7 @@ _M = TypeVar("_M", bound=BaseModel)
 
 _DIGITAL_HOSTS = frozenset({"dl.ndl.go.jp"})
 _CINII_HOSTS = frozenset({"cir.nii.ac.jp", "ci.nii.ac.jp"})
+_CRID_URL = re.compile(r"^https?://cir\.nii\.ac\.jp/crid/([0-9]{1,30})(?:[./?#]\S*)?$")
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -509,6 +511,7 @@ def _read_item(rdf: etree._Element, position: int | None) -> NdlItem:
     repository = admin.text(NDL_CATEGORY) if admin is not None else None
     extents = props.texts(DCT_EXTENT)
 
+    cinii_links = _unique(u for u in every_link if _host(u) in _CINII_HOSTS)
     return NdlItem(
         record_position=position,
         ndl_search_id=token,
@@ -555,13 +558,22 @@ def _read_item(rdf: etree._Element, position: int | None) -> NdlItem:
         pages=props.text(NDL_PAGE_RANGE),
         access_rights=props.texts(DCT_ACCESS_RIGHTS),
         digitized_copies=_unique(u for u in every_link if _host(u) in _DIGITAL_HOSTS),
-        cinii_links=_unique(u for u in every_link if _host(u) in _CINII_HOSTS),
+        cinii_links=cinii_links,
         is_part_of=is_part_of,
         relations=relations,
         see_also=see_also,
+        related=_related(cinii_links),
         holdings=holdings,
         holding_records=props.resources(NDL_RECORD),
     )
+
+
+def _related(cinii_links: Iterable[str]) -> list[Related]:
+    """A CiNii Research link for each CRID URL (no other shape: a CiNii Books NCID is not one)."""
+    crids = _unique(m.group(1) for u in cinii_links if (m := _CRID_URL.match(u.strip())))
+    return [Related(rel="cinii", id_type="crid", id=crid, url=f"https://cir.nii.ac.jp/crid/{crid}",
+                    server="cinii-mcp", tool="cinii_get_record", arguments={"crid": crid})
+            for crid in crids]
 
 
 def _first(values: list[str]) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,16 @@ def install_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def ndl_only_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
+def ndl_only_catalogue() -> Iterator[None]:
     """These tests check host-file mechanics on one server's entry: the catalogue is pinned to
     ndl-mcp (literature-search-mcp's own registration is tested in tests/literature)."""
     from readingroom.catalog import SERVERS
 
+    # Restored whole afterwards, in its order: the README's generated server table (and
+    # registration order) follow the catalogue's order, which delitem's undo would change.
+    whole = dict(SERVERS)
     for name in [n for n in SERVERS if n != "ndl-mcp"]:
-        monkeypatch.delitem(SERVERS, name)
+        del SERVERS[name]
+    yield
+    SERVERS.clear()
+    SERVERS.update(whole)

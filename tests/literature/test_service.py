@@ -191,3 +191,18 @@ async def test_sources_say_where_a_variable_is_configured_never_its_value(make_s
     assert biorxiv["searches_index_of"] == "europepmc"
     assert any("no keyword search" in s for s in biorxiv["limitations"])
     assert fake.log == []
+
+
+def test_the_query_is_stripped_once_where_the_request_is_made():
+    assert SearchRequest(query="  readingroom \n").query == "readingroom"
+
+
+async def test_a_padded_query_asks_every_provider_what_the_bare_one_does(make_service, fake):
+    """The query is stripped at the boundary, so no provider, key or record sees the padding."""
+    bare = await make_service().search(SearchRequest(query="readingroom"))
+    asked_bare = sorted((r.prefix, sorted(r.params.items())) for r in fake.log)
+    fake.clear()
+    padded = await make_service().search(SearchRequest(query=" \t readingroom  "))
+    assert sorted((r.prefix, sorted(r.params.items())) for r in fake.log) == asked_bare
+    assert padded.query.normalized == bare.query.normalized == "readingroom"
+    assert [i["title"] for i in padded.items] == [i["title"] for i in bare.items]

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.core.served import peak_rss_mb
 
 from readingroom.core.http import MAX_BODY_BYTES, HttpClient, Politeness, UpstreamBodyError
 from readingroom.core.rawstdio import RawStdioClient
@@ -104,17 +105,6 @@ async def test_the_core_client_stops_reading_at_the_cap(endless: EndlessUpstream
     assert endless.hung_up.wait(timeout=10), "the connection was closed, not drained"
 
 
-def _peak_rss_mb(pid: int) -> int | None:
-    """The process's peak resident set (VmHWM) in MB, where /proc tells it."""
-    status = Path(f"/proc/{pid}/status")
-    if not status.exists():
-        return None
-    for line in status.read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) // 1024
-    return None
-
-
 def test_ndl_mcp_answers_api_error_and_stays_small(endless: EndlessUpstream,
                                                     tmp_path: Path) -> None:
     env = {**os.environ, "NDL_SRU_URL": endless.url, "READINGROOM_TOOL_DEADLINE": "5",
@@ -122,7 +112,7 @@ def test_ndl_mcp_answers_api_error_and_stays_small(endless: EndlessUpstream,
     with RawStdioClient([sys.executable, "-m", "readingroom.ndl"], env=env) as server:
         server.initialize()
         answer = server.call_tool("ndl_search_books", {"title": "こころ"}, timeout=30)
-        peak = _peak_rss_mb(server.proc.pid)
+        peak = peak_rss_mb(server.proc.pid)
     envelope = answer["structuredContent"]
     assert answer["isError"] is True
     assert envelope["error"]["code"] == "API_ERROR"

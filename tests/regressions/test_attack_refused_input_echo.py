@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.core.served import peak_rss_mb
 
 from readingroom.core.rawstdio import RawStdioClient
 
@@ -34,16 +35,6 @@ SERVERS = {
     "book-agent mcp": (["-m", "readingroom.book", "--data-dir", "{data}", "mcp"], "book_list",
                        {}),
 }
-
-
-def _peak_rss_mb(pid: int) -> int | None:
-    status = Path(f"/proc/{pid}/status")
-    if not status.exists():
-        return None
-    for line in status.read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) // 1024
-    return None
 
 
 def _client(argv: list[str], tmp_path: Path) -> RawStdioClient:
@@ -96,7 +87,7 @@ def test_ndl_caps_every_text_argument_and_never_echoes_it(tmp_path):
         rid = client.send_request("tools/call", {"name": tool, "arguments": {"title": title}})
         answer = client.wait(rid, timeout=60)["result"]
         size = len(_reply_line(client, rid))
-        peak = _peak_rss_mb(client.proc.pid)
+        peak = peak_rss_mb(client.proc.pid)
         assert client.close() == 0
     print(f"ndl-mcp: a {len(title.encode())}-byte title answered in {size} bytes; peak {peak} MB")
     assert answer["isError"] is True

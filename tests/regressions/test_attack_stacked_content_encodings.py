@@ -31,6 +31,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from tests.core.served import peak_rss_mb
 
 from readingroom.core.http import HttpClient, Politeness, UpstreamBodyError
 from readingroom.core.loopback import LoopbackServer
@@ -226,16 +227,6 @@ async def test_one_layer_of_an_asked_encoding_still_decodes(encoding, compress) 
 
 
 # ---------------------------------------------------------------- the three servers
-def _peak_rss_mb(pid: int) -> int | None:
-    status = Path(f"/proc/{pid}/status")
-    if not status.exists():
-        return None
-    for line in status.read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) // 1024
-    return None
-
-
 def _ndl_env(urls: dict[str, str]) -> dict[str, str]:
     return {"NDL_SRU_URL": urls[""] + "/api/sru"}
 
@@ -309,7 +300,7 @@ def test_every_networked_server_answers_fast_and_stays_small(
             envelope = answer["structuredContent"]
             assert _refused(envelope), (encoding, envelope.get("error"), envelope.get("sources"))
         assert "result" in client.request("ping", {}, timeout=10), "the server still serves"
-        peak = _peak_rss_mb(client.proc.pid)
+        peak = peak_rss_mb(client.proc.pid)
         assert client.close() == 0
     print(f"{server}: {', '.join(f'{k}: {v:.2f} s' for k, v in times.items())}; "
           f"peak RSS {peak} MB")

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 
-import jsonschema
 import pytest
+from tests.core.served import structured
 
-from readingroom.core.envelope import response_schema
 from readingroom.core.rawstdio import RawStdioClient
 from readingroom.literature.fake import FakeProviders
 
 SERVER = [sys.executable, "-m", "readingroom.literature"]
-VALIDATOR = jsonschema.Draft202012Validator(response_schema())
 SECRET = "stdio-test-key-91b2"
 
 
@@ -25,14 +22,6 @@ def server_env(fake: FakeProviders, tmp_path, **extra: str) -> dict[str, str]:
                 "MCP_RECEIPT_LOG": str(tmp_path / "receipts.jsonl"),
                 "SEMANTIC_SCHOLAR_API_KEY": SECRET, **extra})
     return env
-
-
-def structured(result: dict) -> dict:
-    data = result["structuredContent"]
-    VALIDATOR.validate(data)
-    assert json.loads(result["content"][0]["text"]) == data
-    assert data["attribution"]
-    return data
 
 
 @pytest.fixture

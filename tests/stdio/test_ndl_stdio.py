@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from datetime import timedelta
 from pathlib import Path
 
 import anyio
-import jsonschema
 import pytest
+from tests.core.served import structured
 
 from readingroom.core.envelope import response_schema, tool_output_schema
 from readingroom.core.rawstdio import RawStdioClient
@@ -26,21 +25,12 @@ UNFLOORED = [sys.executable, "-c", (
     "from readingroom.ndl.__main__ import main\n"
     "main()\n"
 )]
-VALIDATOR = jsonschema.Draft202012Validator(response_schema())
 
 
 def server_env(fake: FakeSru, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "MCP_RECEIPT_LOG"}
     env.update({"NDL_SRU_URL": fake.url, **extra})
     return env
-
-
-def structured(result: dict) -> dict:
-    data = result["structuredContent"]
-    VALIDATOR.validate(data)
-    assert json.loads(result["content"][0]["text"]) == data
-    assert data["attribution"]
-    return data
 
 
 @pytest.fixture

@@ -20,7 +20,14 @@ from ..core.files import write_atomically
 from ..core.settings import ENV_TOOL_DEADLINE
 
 __all__ = [
-    "BLOCKS", "DOCUMENTS", "main", "render_block", "settings_table", "update_document",
+    "BLOCKS",
+    "DOCUMENTS",
+    "main",
+    "render_block",
+    "server_page",
+    "servers_table",
+    "settings_table",
+    "update_document",
 ]
 
 
@@ -53,7 +60,27 @@ def settings_table(servers: Sequence[ServerInfo] | None = None) -> str:
     return "\n".join(lines)
 
 
+def server_page(info: ServerInfo) -> str:
+    """The server's documentation page, relative to the repository root."""
+    return f"docs/{info.name}.md"
+
+
+def servers_table(servers: Sequence[ServerInfo] | None = None) -> str:
+    """The README's table of servers (default: the whole catalogue, in its order), each with
+    its declared title and description and a link to its page."""
+    chosen = list(SERVERS.values()) if servers is None else list(servers)
+    lines = ["| server | what it gives the assistant | documentation |", "|---|---|---|"]
+    for info in chosen:
+        gate = (f" Registered with hosts once `readingroom setup {info.gate.option} "
+                f"{info.gate.metavar}` is given." if info.gate is not None else "")
+        page = server_page(info)
+        lines.append(f"| `{info.name}` | **{info.title}.** {info.description}{gate} "
+                     f"| [{page}]({page}) |")
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
+    "servers": servers_table,
     "settings": settings_table,
 }
 """Every generated block by name."""

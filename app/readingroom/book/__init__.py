@@ -6,9 +6,9 @@ command line, whose ``mcp`` command is the catalogue's MCP stdio server.
 
 from __future__ import annotations
 
-from ..core.declaration import DATA_DIR, ServerInfo, Setting
+from ..core.declaration import DATA_DIR, Library, ServerInfo, Setting
 
-__all__ = ["ENV_DATA_DIR", "SERVER"]
+__all__ = ["ENV_DATA_DIR", "SERVER", "library_runs"]
 
 ENV_DATA_DIR = "BOOK_AGENT_DATA_DIR"
 """The data folder when ``--data-dir`` is not given (``cli.default_data_dir`` reads it)."""
@@ -30,4 +30,18 @@ SERVER = ServerInfo(
     data_args=("--data-dir", f"{DATA_DIR}/book-agent"),
     args=("mcp",),
     self_test="readingroom.book.selftest:run_self_test",
+    # `readingroom setup --books/--zotero`: book-agent add, whose exit status 3 is "finished,
+    # some files refused" (the CLI's _exit_status).
+    library=Library(runs="readingroom.book:library_runs", refused_exit=3),
 )
+
+
+def library_runs(books: str | None, zotero: str | None) -> list[list[str]]:
+    """The ``book-agent`` arguments that add folder ``books`` (recursively) and the Zotero
+    library in ``zotero`` (its data folder; ``""``: the default ``~/Zotero``) to the library."""
+    runs = []
+    if books is not None:
+        runs.append(["add", books, "--recursive"])
+    if zotero is not None:
+        runs.append(["add", "--zotero", *([zotero] if zotero else [])])
+    return runs

@@ -28,6 +28,7 @@ __all__ = [
     "Gate",
     "GateKeeper",
     "GateStatus",
+    "Library",
     "Program",
     "ServerInfo",
     "Setting",
@@ -117,6 +118,31 @@ class Gate:
 
 
 @dataclass(frozen=True)
+class Library:
+    """The server that keeps the user's own library of files: ``readingroom setup --books DIR``
+    and ``--zotero [DATA_DIR]`` hand them to its installed executable, so an install ends
+    with the books searchable (book-agent's ``add``).
+
+    Setup finds the server by this field (at most one of the catalogue declares it) and runs,
+    for each argument list :attr:`runs` gives, ``<executable> <data_args> <arguments>``.
+    """
+
+    runs: str
+    """``"module:function"`` of a plain function of the server's, ``(books, zotero) ->
+    list[list[str]]``: the argument lists that import folder ``books`` (absolute, or None) and
+    the Zotero library ``zotero`` (an absolute data folder, ``""`` for the default one, or
+    None). Imported only when setup is given ``--books`` or ``--zotero``."""
+    refused_exit: int
+    """The exit status of a run that finished but refused some files (reported, not a
+    failure); any other non-zero status is a failure."""
+
+    def resolve(self) -> Callable[[str | None, str | None], list[list[str]]]:
+        """Import and return :attr:`runs`."""
+        runs: Callable[[str | None, str | None], list[list[str]]] = resolve(self.runs)
+        return runs
+
+
+@dataclass(frozen=True)
 class Program:
     """An executable of the suite: console script, frozen executable and entry point."""
 
@@ -175,6 +201,8 @@ class ServerInfo(Program):
     deadline_s: float = 90.0
     """The default per-call deadline (``READINGROOM_TOOL_DEADLINE`` overrides it)."""
     gate: Gate | None = None
+    library: Library | None = None
+    """Set by the one server that imports the user's library at set-up (:class:`Library`)."""
     self_test: str | None = None
     """``"module:function"`` of its self-test, ``run(command=None, *, progress=None)`` returning
     a :class:`readingroom.core.selftest.SelfTestReport`; None when it has none."""

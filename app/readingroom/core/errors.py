@@ -8,9 +8,9 @@ mean different things to a scholar and so carry different codes.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
-__all__ = ["Code", "CoreError"]
+__all__ = ["Code", "CoreError", "FixedError"]
 
 
 class Code(StrEnum):
@@ -266,3 +266,15 @@ class CoreError(Exception):
         self.message = message
         self.details = details or {}
         self.remediation = remediation
+
+
+class FixedError(CoreError):
+    """A kind of failure whose code and remediation are fixed: a subclass sets
+    :attr:`error_code` and :attr:`remediation_text`, a raise gives the message and details."""
+
+    error_code: ClassVar[Code]
+    remediation_text: ClassVar[str]
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(type(self).error_code, message, details=details,
+                         remediation=type(self).remediation_text)

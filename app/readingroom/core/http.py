@@ -30,23 +30,23 @@ names :func:`readingroom.core.ledger.redact` uses for query parameters.
 
 from __future__ import annotations
 
-import json
+import functools
 import logging
 import math
-import re
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from types import TracebackType
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, Protocol, Self
 
 import anyio
 import httpx
 
+from .bounds import json_values, load_json
 from .clock import Clock, SystemClock
-from .errors import Code, CoreError
+from .errors import Code, CoreError, FixedError
 from .ledger import DEFAULT_SECRET_NAMES, redact
 
 __all__ = [
@@ -131,15 +131,8 @@ class Revealable(Protocol):
 HeaderValue = str | Revealable
 
 
-class UpstreamError(CoreError):
+class UpstreamError(FixedError):
     """A typed failure of an upstream exchange: each subclass fixes its code and remediation."""
-
-    error_code: ClassVar[Code]
-    remediation_text: ClassVar[str]
-
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(type(self).error_code, message, details=details,
-                         remediation=type(self).remediation_text)
 
 
 class RateLimitedError(UpstreamError):
@@ -821,56 +814,31 @@ def _accept_json(headers: Mapping[str, HeaderValue] | None) -> dict[str, HeaderV
     return merged
 
 
-_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"')
-
-
-def _json_values(raw: bytes) -> int:
-    """About how many values ``raw`` holds: brackets and commas outside strings (an upper bound)."""
-    rough = raw.count(b"[") + raw.count(b"{") + raw.count(b",")
-    if rough <= MAX_JSON_VALUES:
-        return rough
-    bare = _JSON_STRING.sub(b'""', raw)  # only when it matters: brackets in text do not count
-    return bare.count(b"[") + bare.count(b"{") + bare.count(b",")
-
-
 def _parse_json(response: httpx.Response) -> Any:
     """The body of a 2xx ``response`` as JSON; :class:`UpstreamBodyError` when it is not."""
     url = response.request.url
-    values = _json_values(response.content)
-    if values > MAX_JSON_VALUES:
-        raise UpstreamBodyError(
-            f"{_safe_url(url)} answered HTTP {response.status_code} with a JSON body of more "
-            f"than {MAX_JSON_VALUES} values, far more than any page of records; it was not "
-            "parsed.",
-            details={
-                "status": response.status_code,
-                "host": url.host,
-                "path": url.path,
-                "content_type": response.headers.get("content-type", "")[:100],
-                "reason": "too_many_values",
-                "values": values,
-                "max_values": MAX_JSON_VALUES,
-            },
+    where = f"{_safe_url(url)} answered HTTP {response.status_code} with"
+    shown: dict[str, Any] = {"status": response.status_code, "host": url.host, "path": url.path}
+
+    def too_many(values: int) -> UpstreamBodyError:
+        return UpstreamBodyError(
+            f"{where} a JSON body of more than {MAX_JSON_VALUES} values, far more than any "
+            "page of records; it was not parsed.",
+            details={**shown, "content_type": response.headers.get("content-type", "")[:100],
+                     "reason": "too_many_values", "values": values,
+                     "max_values": MAX_JSON_VALUES},
         )
-    try:
-        return json.loads(response.content.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        reason = {
-            UnicodeDecodeError: "not UTF-8",
-            RecursionError: "nested too deeply",
-        }.get(type(exc), "not JSON")
-        # `from None`: a JSON error quotes the document, and the body is never reported.
-        raise UpstreamBodyError(
-            f"{_safe_url(url)} answered HTTP {response.status_code} with a body that is "
-            f"{reason}.",
-            details={
-                "status": response.status_code,
-                "host": url.host,
-                "path": url.path,
-                "content_type": response.headers.get("content-type", ""),
-                "reason": reason,
-            },
-        ) from None
+
+    def unreadable(reason: str) -> UpstreamBodyError:
+        return UpstreamBodyError(
+            f"{where} a body that is {reason}.",
+            details={**shown, "content_type": response.headers.get("content-type", ""),
+                     "reason": reason},
+        )
+
+    return load_json(response.content, limit=MAX_JSON_VALUES, too_many=too_many,
+                     unreadable=unreadable,
+                     count=functools.partial(json_values, exact_above=MAX_JSON_VALUES))
 
 
 def _host_key(url: httpx.URL) -> str:

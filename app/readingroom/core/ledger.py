@@ -39,6 +39,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from .bounds import json_nests_deeper
 from .envelope import utc_now_iso
 from .errors import Code
 from .files import write_atomically
@@ -117,7 +118,6 @@ PROOF_LIMITS = (
 """What a verified ledger proves and what it does not, in the words every output uses."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_TOKENS = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 # flock is per open file, so two threads of one process could in principle each hold their
@@ -338,22 +338,6 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _too_deep(raw: bytes, limit: int = MAX_DEPTH) -> bool:
-    """Whether arrays and objects in ``raw`` nest deeper than ``limit`` (strings skipped)."""
-    if raw.count(b"[") + raw.count(b"{") <= limit:
-        return False
-    depth = 0
-    for token in _TOKENS.finditer(raw):
-        char = token.group()
-        if char in (b"[", b"{"):
-            depth += 1
-            if depth > limit:
-                return True
-        elif char in (b"]", b"}"):
-            depth -= 1
-    return False
-
-
 def _bounded_json(raw: bytes) -> tuple[Any, str]:
     """``raw`` parsed as strict JSON within the ledger's limits, or ``(None, why not)``.
 
@@ -367,14 +351,14 @@ def _bounded_json(raw: bytes) -> tuple[Any, str]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None, "not UTF-8"
-    if _too_deep(raw):
+    if json_nests_deeper(raw, MAX_DEPTH):
         return None, f"nested deeper than {MAX_DEPTH} levels"
     try:
         obj = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except ValueError as exc:
         reason = str(exc)
         return None, reason if reason.startswith("holds") else "not JSON"
-    except RecursionError:  # unreachable after _too_deep; kept so no input can raise
+    except RecursionError:  # unreachable after json_nests_deeper; kept so no input can raise
         return None, f"nested deeper than {MAX_DEPTH} levels"
     if _SURROGATE_ESCAPE.search(raw):
         try:

@@ -14,7 +14,8 @@ holding the loop:
 
 Code that holds the GIL in one C call (``json.loads``, an lxml parse) blocks every thread for
 that call's length: such work is bounded where the input arrives instead
-(:data:`readingroom.core.http.MAX_JSON_VALUES`, :data:`readingroom.core.xmlsafe.MAX_XML_NODES`).
+(:mod:`readingroom.core.bounds`; :data:`readingroom.core.http.MAX_JSON_VALUES`,
+:data:`readingroom.core.xmlsafe.MAX_TAGS`).
 """
 
 from __future__ import annotations

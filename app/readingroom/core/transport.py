@@ -50,6 +50,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from .bounds import json_nests_deeper
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_MESSAGE_BYTES",
@@ -158,22 +160,6 @@ def recover_id(raw: bytes) -> str | int | None:
     return None
 
 
-def _too_deep(raw: bytes, limit: int = MAX_DEPTH) -> bool:
-    """Whether arrays and objects in ``raw`` nest deeper than ``limit`` (strings skipped)."""
-    if raw.count(b"[") + raw.count(b"{") <= limit:
-        return False
-    depth = 0
-    for match in _TOKENS.finditer(raw):
-        char = match.group()
-        if char in (b"[", b"{"):
-            depth += 1
-            if depth > limit:
-                return True
-        elif char in (b"]", b"}"):
-            depth -= 1
-    return False
-
-
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
@@ -230,7 +216,7 @@ class Screen:
                 recover_id(raw), types.PARSE_ERROR,
                 f"Parse error: the message is not UTF-8 text (byte {exc.start}).",
                 reason="not_utf8"))
-        if _too_deep(raw):
+        if json_nests_deeper(raw, MAX_DEPTH):
             return Screened(reply=_error(
                 recover_id(raw), types.INVALID_REQUEST,
                 f"Invalid Request: the message nests deeper than {MAX_DEPTH} levels and was "
@@ -245,7 +231,7 @@ class Screen:
                 recover_id(raw), types.PARSE_ERROR,
                 f"Parse error: the message is not valid JSON ({_shown(what)}{where}).",
                 reason="not_json"))
-        except RecursionError:  # unreachable after _too_deep; kept so no line can raise
+        except RecursionError:  # unreachable after json_nests_deeper; kept so no line can raise
             return Screened(reply=_error(None, types.INVALID_REQUEST, "Invalid Request: too deep."))
         if isinstance(obj, list):
             return Screened(reply=_error(

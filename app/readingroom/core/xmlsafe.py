@@ -20,7 +20,8 @@ import re
 
 from lxml import etree
 
-from .errors import Code, CoreError
+from .bounds import check_xml
+from .errors import Code, FixedError
 
 __all__ = [
     "MAX_DEPTH",
@@ -59,34 +60,21 @@ _TEXT_DOCTYPE = re.compile(
 _PROLOG_SCAN_LIMIT = 1024 * 1024
 
 
-class UnsafeXmlError(CoreError):
+class UnsafeXmlError(FixedError):
     """The document was refused unread: it declares a DOCTYPE or is too large."""
 
-    def __init__(self, message: str, *, details: dict[str, object] | None = None) -> None:
-        super().__init__(
-            Code.API_ERROR,
-            message,
-            details=details,
-            remediation=(
-                "The upstream sent XML this server refuses to read. Try again later; if it "
-                "persists, the upstream's output has changed and the server needs an update."
-            ),
-        )
+    error_code = Code.API_ERROR
+    remediation_text = ("The upstream sent XML this server refuses to read. Try again later; if "
+                        "it persists, the upstream's output has changed and the server needs an "
+                        "update.")
 
 
-class XmlParseError(CoreError):
+class XmlParseError(FixedError):
     """The document is not well-formed XML (or not XML at all, such as an HTML page)."""
 
-    def __init__(self, message: str, *, details: dict[str, object] | None = None) -> None:
-        super().__init__(
-            Code.API_ERROR,
-            message,
-            details=details,
-            remediation=(
-                "The upstream's answer could not be read; it may be a maintenance page or a "
-                "cut-off response. Try again later."
-            ),
-        )
+    error_code = Code.API_ERROR
+    remediation_text = ("The upstream's answer could not be read; it may be a maintenance page "
+                        "or a cut-off response. Try again later.")
 
 
 def _parser(encoding: str | None = None) -> etree.XMLParser:
@@ -161,13 +149,11 @@ def parse_xml(data: bytes | str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> etree
         )
     if not data.strip():
         raise XmlParseError("The upstream response was empty.", details={"reason": "empty"})
-    tags = data.count(b"<")
-    if tags > MAX_TAGS:
-        raise UnsafeXmlError(
-            f"The upstream response holds more than {MAX_TAGS} tags, far more than any page "
-            "of records; it was not parsed.",
-            details={"reason": "too_many_values", "tags": tags, "max_tags": MAX_TAGS},
-        )
+    check_xml(data, limit=MAX_TAGS, too_many=lambda tags: UnsafeXmlError(
+        f"The upstream response holds more than {MAX_TAGS} tags, far more than any page of "
+        "records; it was not parsed.",
+        details={"reason": "too_many_values", "tags": tags, "max_tags": MAX_TAGS},
+    ))
     doctype = _doctype_in_prolog(data)
     if doctype is not None:
         if _HTML_DOCTYPE.match(doctype):

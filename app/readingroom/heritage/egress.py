@@ -28,7 +28,6 @@ Pacing, body caps and typed errors are :class:`~readingroom.core.http.HttpClient
 from __future__ import annotations
 
 import contextvars
-import json
 import random as _random
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -38,8 +37,9 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 
+from ..core.bounds import PerRecord, load_json
 from ..core.clock import Clock, SystemClock
-from ..core.errors import Code, CoreError
+from ..core.errors import Code, CoreError, FixedError
 from ..core.http import (
     HttpClient,
     Politeness,
@@ -48,6 +48,7 @@ from ..core.http import (
     UpstreamHttpError,
     UpstreamTransportError,
 )
+from ..core.offload import run_blocking
 
 __all__ = [
     "DEFAULT_HOSTS",
@@ -90,6 +91,8 @@ CONTAINERS_BASE = 2000
 CONTAINERS_PER_ITEM = 1000
 """JSON containers one record may take: the real SIKART rows take 1, SNM packages about 57,
 Memobase records about 70 (lists trimmed to 3; 1000 leaves room for untrimmed ones)."""
+PAGE_CONTAINERS = PerRecord(CONTAINERS_BASE, CONTAINERS_PER_ITEM)
+"""That limit, as :mod:`readingroom.core.bounds` applies it (:func:`containers_for`)."""
 
 POLITENESS = Politeness(min_interval=MIN_INTERVAL_S, serial=False, max_retries=0)
 """Pacing per host (0.2 s between request starts); retries are :class:`Egress`'s own loop, so the
@@ -103,17 +106,12 @@ _refusals: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
 T = TypeVar("T")
 
 
-class EgressRefused(CoreError):
+class EgressRefused(FixedError):
     """A request or redirect that the egress rules do not allow; nothing was fetched there."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            Code.API_ERROR,
-            message,
-            details=details,
-            remediation="The upstream pointed somewhere this server does not talk to; the "
-            "result is unknown, not empty. Report it if it persists.",
-        )
+    error_code = Code.API_ERROR
+    remediation_text = ("The upstream pointed somewhere this server does not talk to; the "
+                        "result is unknown, not empty. Report it if it persists.")
 
 
 @dataclass(frozen=True)
@@ -348,7 +346,7 @@ class Egress:
 
 def containers_for(items: int) -> int:
     """The JSON objects and arrays an answer for ``items`` records may hold."""
-    return CONTAINERS_BASE + CONTAINERS_PER_ITEM * max(1, items)
+    return PAGE_CONTAINERS.limit(items)
 
 
 def _safe(url: httpx.URL) -> str:
@@ -367,24 +365,21 @@ def decode_json(content: bytes, max_containers: int, where: str = "the upstream"
     Raises:
         UpstreamBodyError: too many containers, not UTF-8, not JSON, or nested too deeply.
     """
-    containers = content.count(b"{") + content.count(b"[")
-    if containers > max_containers:
-        raise UpstreamBodyError(
+
+    def too_many(containers: int) -> UpstreamBodyError:
+        return UpstreamBodyError(
             f"{where} answered with {containers} JSON objects and arrays, more than the "
             f"{max_containers} a page of the records asked for can hold; it was not parsed. "
             "The result is unknown.",
             details={"reason": "too_many_items", "containers": containers,
                      "max_containers": max_containers},
         )
-    try:
-        return json.loads(content.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        reason = {UnicodeDecodeError: "not UTF-8", RecursionError: "nested too deeply"}.get(
-            type(exc), "not JSON")
-        # `from None`: a JSON error quotes the document, and the body is never reported.
-        raise UpstreamBodyError(
-            f"{where} answered with a body that is {reason}.", details={"reason": reason},
-        ) from None
+
+    def unreadable(reason: str) -> UpstreamBodyError:
+        return UpstreamBodyError(f"{where} answered with a body that is {reason}.",
+                                 details={"reason": reason})
+
+    return load_json(content, limit=max_containers, too_many=too_many, unreadable=unreadable)
 
 
 async def _parsed(response: httpx.Response, max_containers: int | None) -> Any:
@@ -392,8 +387,7 @@ async def _parsed(response: httpx.Response, max_containers: int | None) -> Any:
     url = response.request.url
     budget = max_containers if max_containers is not None else containers_for(1)
     try:
-        return await anyio.to_thread.run_sync(decode_json, response.content, budget,
-                                              _safe(url))
+        return await run_blocking(decode_json, response.content, budget, _safe(url))
     except UpstreamBodyError as exc:
         exc.details.update({"status": response.status_code, "host": url.host,
                             "path": url.path,

@@ -4,9 +4,10 @@ Each host can ``render`` (what ``--print`` shows), ``install`` (idempotent), ``r
 our own entries) and ``verify``. The file hosts share one discipline (:mod:`.files`, applied by
 :class:`.host.FileHost`): parse or refuse, timestamped backup, atomic replace, UTF-8 without
 BOM, re-read and verify. Claude Code is driven through its own CLI. :mod:`.entries` makes and
-recognises the suite's entries; :mod:`.outcome` reports what happened. ``readingroom
-install-host`` (:mod:`.cli`) and ``readingroom setup`` use these modules; so will the seed's
-``book-agent install-host``.
+recognises the suite's entries; :mod:`.outcome` reports what happened; :mod:`.apply` carries out
+one command (install, print, verify, remove) and gives its exit status. ``readingroom
+install-host`` (:mod:`.cli`), ``readingroom setup`` and a server's per-instance registration
+(``book-agent install-host``, through :mod:`readingroom.setup.instance`) use these modules.
 """
 
 from __future__ import annotations

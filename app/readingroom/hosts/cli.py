@@ -21,14 +21,10 @@ from ..catalog import SERVERS
 from ..core.declaration import ServerInfo
 from ..core.platform import Machine, default_data_dir
 from . import HOSTS, get_host
+from .apply import EXIT_FAILED, EXIT_USAGE, apply_entries
 from .entries import build_entries
-from .outcome import ConfigParseError, HostError, HostOutcome
 
 __all__ = ["cmd_install_host", "register"]
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 
 def register(subparsers: Any) -> None:
@@ -115,33 +111,9 @@ def cmd_install_host(args: argparse.Namespace, *, ctx: Machine | None = None) ->
     if isinstance(selected, int):
         return selected
     try:
-        if args.mode == "remove":
-            return _report(host.remove(selected, config=args.config, force=args.force))
         entries = build_entries([SERVERS[n] for n in selected], install_dir, data_dir, context)
-        if args.mode == "print":
-            sys.stdout.write(host.render(entries))
-            targets = [args.config] if args.config else host.target_paths()
-            for target in targets:
-                print(f"# for {host.title}: {target}", file=sys.stderr)
-            return EXIT_OK
-        if args.mode == "verify":
-            return _report(host.verify(entries, config=args.config))
-        missing = [e.command for e in entries if not Path(e.command).is_file()]
-        if missing:
-            _say_error(f"not found: {', '.join(missing)}; pass --install-dir with the folder "
-                       "holding the server executables. Nothing was changed")
-            return EXIT_FAILED
-        return _report(host.install(entries, config=args.config, force=args.force))
-    except ConfigParseError as exc:
-        _say_error(str(exc))
-        return EXIT_USAGE
-    except (HostError, ValueError) as exc:
+    except ValueError as exc:
         _say_error(str(exc))
         return EXIT_FAILED
-
-
-def _report(outcome: HostOutcome) -> int:
-    print(outcome.render())
-    if not outcome.ok or outcome.printed or not outcome.entries:
-        return EXIT_FAILED
-    return EXIT_OK
+    return apply_entries(host, args.mode, entries, config=args.config, force=args.force,
+                         say=_say_error)

@@ -30,7 +30,11 @@ PROVIDER_ORDER: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """What ``literature_search`` asks every chosen provider for (validated by the tool)."""
+    """What ``literature_search`` asks every chosen provider for (validated by the tool).
+
+    The query is stripped here, once: providers, cache keys, cursors, receipts and history
+    all read it as made.
+    """
 
     query: str
     limit: int = 10
@@ -39,6 +43,9 @@ class SearchRequest:
     year_to: int | None = None
     open_access: bool | None = None
     abstract_max_chars: int = 3000
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "query", self.query.strip())
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ _KEY_BYTES = 4
 
 def fingerprint(request: SearchRequest, sources: Sequence[str]) -> str:
     """A digest of the arguments that define a search's result set (not ``limit``)."""
-    basis = json.dumps([request.query.strip(), sorted(sources), request.year_from,
+    basis = json.dumps([request.query, sorted(sources), request.year_from,
                         request.year_to, request.open_access], ensure_ascii=False)
     return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:16]
 

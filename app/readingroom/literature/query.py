@@ -55,7 +55,7 @@ class QueryParts:
 
 def split_negations(query: str) -> QueryParts:
     """``query`` without its negated terms, and the terms (see the module docstring)."""
-    tokens = _TOKEN.findall(query.strip())
+    tokens = _TOKEN.findall(query)
     kept: list[str] = []
     excluded: list[Excluded] = []
     minus = False
@@ -104,7 +104,7 @@ def _term(tokens: list[str], start: int) -> tuple[Excluded, int]:
 
 def minus_as_not(query: str) -> str:
     """``query`` as typed, with each ``-term`` written ``NOT term`` (PubMed, Europe PMC)."""
-    tokens = _TOKEN.findall(query.strip())
+    tokens = _TOKEN.findall(query)
     out = [f"NOT {t[1:]}" if _MINUS.match(t) and len(t) > 1 else t for t in tokens]
     return " ".join(out)
 

@@ -37,6 +37,7 @@ from ..core.envelope import (
 )
 from ..core.errors import Code, CoreError
 from ..core.fanout import Outcome, Status, fan_out
+from ..core.offload import run_blocking
 from ..core.responses import status_for
 from ..core.settings import ENV_TOOL_DEADLINE, env_float
 from . import SERVER
@@ -64,7 +65,6 @@ from .upstreams.common import (
     count_value,
     list_field,
     load_json,
-    off_loop,
 )
 
 __all__ = ["FANOUT_MARGIN_S", "LiteratureService", "SecretLookup", "fanout_deadline"]
@@ -240,7 +240,7 @@ class LiteratureService:
         has_more = more and not capped
 
         params = _params(request, chosen, state.page)
-        env_query = QueryInfo(input=query_input, normalized=request.query.strip(), params=params)
+        env_query = QueryInfo(input=query_input, normalized=request.query, params=params)
         if not pages:
             env = Envelope.failure(SERVER.name, operation, _nobody_answered(failures, statuses,
                                                                             active),
@@ -285,7 +285,7 @@ class LiteratureService:
             outcome_word = "incomplete" if failures else "empty"
         await receipt.deposit(
             env,
-            query=request.query.strip(),
+            query=request.query,
             params=params,
             providers=chosen,
             endpoint=None,
@@ -356,7 +356,7 @@ class LiteratureService:
                     budget: Budget) -> Page:
         """One provider's page: from the cache, or asked (and cached once it parsed)."""
         settings = self.settings(provider_id)
-        key = ("page", provider_id, _settings_digest(settings), request.query.strip(),
+        key = ("page", provider_id, _settings_digest(settings), request.query,
                request.limit, offset, request.year_from, request.year_to, request.open_access)
         found = self.cache.get(key)
         if isinstance(found, Page):
@@ -381,7 +381,7 @@ class LiteratureService:
                       page: int) -> None:
         line = history_line(
             at=utc_now_iso(self.clock.now()),
-            parameters={**_params(request, chosen, page), "query": request.query.strip()},
+            parameters={**_params(request, chosen, page), "query": request.query},
             statuses={p: str(statuses[p]) for p in chosen},
             items=items,
         )
@@ -596,7 +596,7 @@ class LiteratureService:
                     "text cannot be downloaded.", pmcid) from None
             raise
         try:
-            return await off_loop(_read_article, response.content)
+            return await run_blocking(_read_article, response.content)
         except (CoreError, ValueError) as exc:
             raise CoreError(
                 Code.API_ERROR,
@@ -619,7 +619,7 @@ class LiteratureService:
             {"query": query, "format": "json", "resultType": "lite", "pageSize": "1"},
             headers=ACCEPT_JSON,
         )
-        found = await off_loop(_read_resolution, response.content)
+        found = await run_blocking(_read_resolution, response.content)
         self.cache.put(key, (found,))
         return found
 
@@ -765,7 +765,7 @@ def _nobody_answered(failures: Sequence[tuple[str, Outcome[Page]]],
 # ---------------------------------------------------------------------- helpers
 def _invalid(request: SearchRequest, sources: Sequence[str] | None,
              chosen: Sequence[str]) -> CoreError | None:
-    if not request.query.strip():
+    if not request.query:
         return CoreError(Code.INVALID_INPUT, "The query is empty.",
                          remediation="Give words to search for.")
     unknown = [s for s in (sources or ()) if s not in PROVIDERS]

@@ -17,11 +17,12 @@ unknown host; nothing written).
 exists); the uninstaller uses it.
 
 ``--books DIR`` and ``--zotero [DATA_DIR]`` then hand the user's library to the suite's
-library server (:data:`LIBRARY_SERVER`, the one program here that imports books): its
-installed executable runs ``add DIR --recursive`` (and ``add --zotero``) against the data
-folder its host entries name, with its progress and summary on this console, so an install
-ends with the books searchable. A file it refuses (exit 3) is reported, not a failure; an
-``add`` that cannot run at all (exit 1 or 2) is.
+library server (the one whose declaration has a :class:`~readingroom.core.declaration.Library`,
+:func:`library_server`): its installed executable runs the arguments the declaration's hook
+gives (book-agent: ``add DIR --recursive``, ``add --zotero``) against the data folder its host
+entries name, with its progress and summary on this console, so an install ends with the books
+searchable. A file it refuses (the declared exit status) is reported, not a failure; a run that
+cannot go on at all (any other non-zero status) is.
 """
 
 from __future__ import annotations
@@ -52,11 +53,11 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_USAGE",
-    "LIBRARY_SERVER",
     "NO_HOSTS",
     "cmd_setup",
     "default_hosts",
     "gates",
+    "library_server",
     "register",
     "rerun_command",
 ]
@@ -68,11 +69,6 @@ EXIT_USAGE = 2
 DEFAULT_HOSTS = ("codex", "claude-desktop")
 """Registered with even when their config file does not exist yet."""
 
-LIBRARY_SERVER = "book-agent"
-"""The catalogue's server that takes ``add`` (``--books``, ``--zotero``)."""
-_ADD_REFUSED = 3
-"""book-agent add's exit status when it finished but refused some files."""
-
 NO_HOSTS = "none"
 """``--hosts none``: change no host (record a gate, run nothing else)."""
 
@@ -83,6 +79,19 @@ SelfTest = Callable[[ServerInfo, list[str]], Any]
 def gates() -> dict[str, Gate]:
     """Each distinct gate of the catalogue by its option (servers may share one)."""
     return {s.gate.option: s.gate for s in SERVERS.values() if s.gate is not None}
+
+
+def library_server() -> ServerInfo | None:
+    """The catalogue's server that imports the user's library (``--books``, ``--zotero``).
+
+    Raises:
+        ValueError: more than one server declares a library.
+    """
+    found = [s for s in SERVERS.values() if s.library is not None]
+    if len(found) > 1:
+        raise ValueError(f"more than one server declares a library: "
+                         f"{', '.join(s.name for s in found)}")
+    return found[0] if found else None
 
 
 def _dest(gate: Gate) -> str:
@@ -120,12 +129,14 @@ def register(subparsers: Any) -> None:
                         "the running program)")
     parser.add_argument("--no-self-test", action="store_true",
                         help="skip the self-tests of the installed servers")
-    parser.add_argument("--books", metavar="DIR",
-                        help=f"then register every PDF, EPUB and Markdown file under DIR with "
-                        f"{LIBRARY_SERVER} (its add command; new and changed files only)")
-    parser.add_argument("--zotero", nargs="?", const="", metavar="DATA_DIR",
-                        help=f"then register the PDF/EPUB attachments of the Zotero library "
-                        f"(default ~/Zotero) with {LIBRARY_SERVER}")
+    library = library_server()
+    if library is not None:
+        parser.add_argument("--books", metavar="DIR",
+                            help=f"then register every PDF, EPUB and Markdown file under DIR "
+                            f"with {library.name} (new and changed files only)")
+        parser.add_argument("--zotero", nargs="?", const="", metavar="DATA_DIR",
+                            help=f"then register the PDF/EPUB attachments of the Zotero "
+                            f"library (default ~/Zotero) with {library.name}")
     parser.set_defaults(func=cmd_setup)
 
 
@@ -296,11 +307,11 @@ def _data_dir_usable(data_dir: Path) -> bool:
 
 def _add_library(args: argparse.Namespace, ctx: Machine, data_dir: Path,
                  install_dir: str) -> bool:
-    """Run the library server's ``add`` over ``--books`` / ``--zotero``; False if it failed."""
-    from ..catalog import server
+    """Run the library server's hook over ``--books`` / ``--zotero``; False if it failed."""
     from ..core.declaration import expand_data_args
 
-    info = server(LIBRARY_SERVER)
+    info = library_server()
+    assert info is not None and info.library is not None  # the options exist only then
     exe = ctx.join(install_dir, ctx.executable_name(info.name))
     if not Path(exe).is_file():
         print(f"setup: not found: {exe}; pass --install-dir with the folder holding "
@@ -308,21 +319,20 @@ def _add_library(args: argparse.Namespace, ctx: Machine, data_dir: Path,
         return False
     base = [exe, *expand_data_args(info.data_args, lambda rel: str(
         data_dir / rel if rel else data_dir))]
-    runs = []
-    if args.books:
-        runs.append([*base, "add", str(ctx.absolute(args.books)), "--recursive"])
-    if args.zotero is not None:
-        runs.append([*base, "add", "--zotero", *([str(ctx.absolute(args.zotero))]
-                                                 if args.zotero else [])])
+    books = str(ctx.absolute(args.books)) if args.books else None
+    zotero = None if args.zotero is None else (str(ctx.absolute(args.zotero))
+                                               if args.zotero else "")
+    runs = [[*base, *run] for run in info.library.resolve()(books, zotero)]
     ok = True
     for argv in runs:
         print(f"Adding books: {rerun_command(argv, ctx)}")
         code = subprocess.run(argv, check=False).returncode
-        if code == _ADD_REFUSED:
+        if code == info.library.refused_exit:
             print(f"  {info.name} refused some files (see the summary above); the rest are "
                   "registered.")
         elif code != 0:
-            print(f"setup: {info.name} add failed (exit {code}).", file=sys.stderr)
+            print(f"setup: {info.name} {argv[len(base)]} failed (exit {code}).",
+                  file=sys.stderr)
             ok = False
     return ok
 

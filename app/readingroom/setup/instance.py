@@ -29,15 +29,11 @@ from ..core.declaration import expand_data_args
 from ..core.platform import Machine, default_data_dir
 from ..core.settings import ENV_TOOL_DEADLINE
 from ..hosts import HOSTS, get_host
+from ..hosts.apply import EXIT_FAILED, EXIT_OK, EXIT_USAGE, apply_entries
 from ..hosts.entries import ServerEntry, build_entry
-from ..hosts.outcome import ConfigParseError, HostError, HostOutcome
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "SKILL_FOLDERS", "Instance", "entry_name",
            "instance_entry", "register_instance", "skill_folder"]
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 SKILL_FOLDERS: dict[str, tuple[str, ...]] = {
     "codex": (".agents", "skills"),
@@ -150,30 +146,7 @@ def register_instance(
     folder = context.absolute(install_dir or Path(sys.executable).parent)
     try:
         entry = instance_entry(spec, folder, suite, context)
-        if mode == "remove":
-            return _report(target.remove([entry.name], config=config, force=force))
-        if mode == "print":
-            sys.stdout.write(target.render([entry]))
-            for path in [config] if config else target.target_paths():
-                print(f"# for {target.title}: {path}", file=sys.stderr)
-            return EXIT_OK
-        if mode == "verify":
-            return _report(target.verify([entry], config=config))
-        if not Path(entry.command).is_file():
-            _say(f"not found: {entry.command}; pass --install-dir with the folder holding "
-                 "the executables. Nothing was changed")
-            return EXIT_FAILED
-        return _report(target.install([entry], config=config, force=force))
-    except ConfigParseError as exc:
-        _say(str(exc))
-        return EXIT_USAGE
-    except (HostError, ValueError) as exc:
+    except ValueError as exc:
         _say(str(exc))
         return EXIT_FAILED
-
-
-def _report(outcome: HostOutcome) -> int:
-    print(outcome.render())
-    if not outcome.ok or outcome.printed or not outcome.entries:
-        return EXIT_FAILED
-    return EXIT_OK
+    return apply_entries(target, mode, [entry], config=config, force=force, say=_say)

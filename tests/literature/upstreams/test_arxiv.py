@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -13,7 +14,7 @@ from readingroom.literature.models import SearchRequest
 from readingroom.literature.upstreams import arxiv
 from readingroom.literature.upstreams.base import ProviderSettings
 
-from ...core.samples import no_expectation, require_sample, sample_params
+from ...core.samples import sample_table_tests
 from .helpers import Client, Recorder, arxiv_body
 
 FOLDER = "literature/arxiv"
@@ -34,20 +35,8 @@ EXPECTED: dict[str, tuple[int, list[tuple[str, str | None]] | Code]] = {
 }
 
 
-def test_every_sample_has_an_expectation(samples: Path) -> None:
-    found = {p.name for p in (samples / FOLDER).iterdir() if p.is_file()}
-    missing = sorted(found - set(EXPECTED))
-    if missing:
-        no_expectation(samples / FOLDER / missing[0], "EXPECTED", also=missing[1:])
-    assert set(EXPECTED) <= found
-
-
-@pytest.mark.parametrize("path", sample_params(FOLDER, "*"))
-def test_every_sample_reads_as_expected(path: Path | None) -> None:
-    path = require_sample(path, FOLDER)
-    expected = EXPECTED.get(path.name)
-    if expected is None:
-        no_expectation(path, "EXPECTED")
+def _check(path: Path, expected: Any) -> None:
+    """One real sample read as its row of EXPECTED says."""
     status, body = arxiv_body(path)
     want_status, want = expected
     assert status == want_status
@@ -62,6 +51,10 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
         assert record.rank == rank and record.title and record.abstract and record.year
         assert "\n" not in (record.abstract or "") and not (record.abstract or "").startswith(" ")
         assert record.open_access.is_open_access is True and record.pdf_url
+
+
+test_every_sample_has_an_expectation, test_every_sample_reads_as_expected = (
+    sample_table_tests(FOLDER, EXPECTED, _check))
 
 
 def test_search_entry_fields(samples: Path) -> None:

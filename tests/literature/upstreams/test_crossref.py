@@ -14,7 +14,7 @@ from readingroom.literature.models import SearchRequest
 from readingroom.literature.upstreams import crossref
 from readingroom.literature.upstreams.base import ProviderSettings
 
-from ...core.samples import no_expectation, require_sample, sample_params
+from ...core.samples import sample_table_tests
 from .helpers import Client, Recorder, load_json
 
 FOLDER = "literature/crossref"
@@ -36,20 +36,8 @@ def _payload(path: Path) -> Any:
     return data
 
 
-def test_every_sample_has_an_expectation(samples: Path) -> None:
-    found = {p.name for p in (samples / FOLDER).iterdir() if p.is_file()}
-    missing = sorted(found - set(EXPECTED))
-    if missing:
-        no_expectation(samples / FOLDER / missing[0], "EXPECTED", also=missing[1:])
-    assert set(EXPECTED) <= found
-
-
-@pytest.mark.parametrize("path", sample_params(FOLDER, "*"))
-def test_every_sample_reads_as_expected(path: Path | None) -> None:
-    path = require_sample(path, FOLDER)
-    expected = EXPECTED.get(path.name)
-    if expected is None:
-        no_expectation(path, "EXPECTED")
+def _check(path: Path, expected: Any) -> None:
+    """One real sample read as its row of EXPECTED says."""
     records = crossref.parse(_payload(path)).records
     counts = (
         len(records),
@@ -61,6 +49,10 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
         assert record.rank == rank and record.doi and record.url == f"https://doi.org/{record.doi}"
         assert record.pdf_url is None  # Crossref links are text-mining links, never trusted
         assert "<" not in record.title and "\n" not in record.title
+
+
+test_every_sample_has_an_expectation, test_every_sample_reads_as_expected = (
+    sample_table_tests(FOLDER, EXPECTED, _check))
 
 
 def test_field_query_details(samples: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -15,7 +16,7 @@ from readingroom.literature.models import SearchRequest
 from readingroom.literature.upstreams import pubmed
 from readingroom.literature.upstreams.base import ProviderSettings
 
-from ...core.samples import no_expectation, require_sample, sample_params
+from ...core.samples import sample_table_tests
 from .helpers import Client, Recorder, load_json
 
 FOLDER = "literature/pubmed"
@@ -44,20 +45,8 @@ def _sample(samples: Path, name: str) -> bytes:
     return (samples / FOLDER / name).read_bytes()
 
 
-def test_every_sample_has_an_expectation(samples: Path) -> None:
-    found = {p.name for p in (samples / FOLDER).iterdir() if p.is_file()}
-    missing = sorted(found - set(EXPECTED))
-    if missing:
-        no_expectation(samples / FOLDER / missing[0], "EXPECTED", also=missing[1:])
-    assert set(EXPECTED) <= found
-
-
-@pytest.mark.parametrize("path", sample_params(FOLDER, "*"))
-def test_every_sample_reads_as_expected(path: Path | None) -> None:
-    path = require_sample(path, FOLDER)
-    expected = EXPECTED.get(path.name)
-    if expected is None:
-        no_expectation(path, "EXPECTED")
+def _check(path: Path, expected: Any) -> None:
+    """One real sample read as its row of EXPECTED says."""
     kind = expected[0]
     body = path.read_bytes()
     if kind == "esearch":
@@ -87,6 +76,10 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
         assert normalize_doi(ids["doi"]) == (
             "10.1002/(sici)1097-0215(19991112)83:4<456::aid-ijc4>3.0.co;2-5"
         )
+
+
+test_every_sample_has_an_expectation, test_every_sample_reads_as_expected = (
+    sample_table_tests(FOLDER, EXPECTED, _check))
 
 
 def test_zero_hits_reports_the_phrase(samples: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -14,7 +15,7 @@ from readingroom.literature.models import SearchRequest
 from readingroom.literature.upstreams import semantic_scholar as s2
 from readingroom.literature.upstreams.base import ProviderSettings
 
-from ...core.samples import no_expectation, require_sample, sample_params
+from ...core.samples import sample_table_tests
 from .helpers import Client, Recorder, load_json
 
 FOLDER = "literature/semantic-scholar"
@@ -34,20 +35,8 @@ EXPECTED: dict[str, int | Code] = {
 }
 
 
-def test_every_sample_has_an_expectation(samples: Path) -> None:
-    found = {p.name for p in (samples / FOLDER).iterdir() if p.is_file()}
-    missing = sorted(found - set(EXPECTED))
-    if missing:
-        no_expectation(samples / FOLDER / missing[0], "EXPECTED", also=missing[1:])
-    assert set(EXPECTED) <= found
-
-
-@pytest.mark.parametrize("path", sample_params(FOLDER, "*"))
-def test_every_sample_reads_as_expected(path: Path | None) -> None:
-    path = require_sample(path, FOLDER)
-    expected = EXPECTED.get(path.name)
-    if expected is None:
-        no_expectation(path, "EXPECTED")
+def _check(path: Path, expected: Any) -> None:
+    """One real sample read as its row of EXPECTED says."""
     payload = load_json(path)
     if isinstance(expected, Code):
         with pytest.raises(CoreError) as caught:
@@ -58,6 +47,10 @@ def test_every_sample_reads_as_expected(path: Path | None) -> None:
     assert len(records) == expected
     assert [r.rank for r in records] == list(range(1, expected + 1))
     assert all(r.provider == "semantic-scholar" and r.title and r.provider_id for r in records)
+
+
+test_every_sample_has_an_expectation, test_every_sample_reads_as_expected = (
+    sample_table_tests(FOLDER, EXPECTED, _check))
 
 
 def test_closed_status_with_url_is_not_evidence(samples: Path) -> None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...core.errors import Code, CoreError
+from ...core.errors import Code, CoreError, FixedError
 from ..egress import Egress, containers_for
 from ..shape import Page, listed, mapping_with, page_of, text_of
 from ..sources import SIKART, SIKART_RESOURCE_ID, SNM, SNM_ORGANIZATION
@@ -45,13 +45,12 @@ _LANGS = ("de", "fr", "en", "it", "rm")
 _TITLE_FIELDS = ("Titel", "Title", "Bezeichnung", "Name", "Objekt", "Beschriftung")
 
 
-class CkanShapeError(CoreError):
+class CkanShapeError(FixedError):
     """A CKAN answer without the envelope or the field that was asked for."""
 
-    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
-        super().__init__(Code.API_ERROR, message, details=details,
-                         remediation="CKAN answered in an unexpected shape; the result is "
-                         "unknown, not empty. Try again later.")
+    error_code = Code.API_ERROR
+    remediation_text = ("CKAN answered in an unexpected shape; the result is unknown, not "
+                        "empty. Try again later.")
 
 
 def checked_result(payload: Any, field: str | None) -> dict[str, Any]:

@@ -19,14 +19,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import anyio
 import httpx
 
 from ... import __version__
+from ...core.bounds import PerRecord, check_xml
 from ...core.clock import Clock
 from ...core.errors import Code, CoreError
 from ...core.http import HttpClient, Politeness
 from ...core.oaipmh import OaiResponse, parse_oai
+from ...core.offload import run_blocking
 from ...core.settings import env_str
 from ...core.sru import SruResponse, parse_search_retrieve
 
@@ -64,6 +65,8 @@ SRU_MARKUP_PER_RECORD = 2000
 """Tags (``<``) one record of an answer may take: the real Dublin Core records take about 30,
 the real MARCXML ones about 150."""
 SRU_MARKUP_BASE = 4000
+SRU_MARKUP = PerRecord(SRU_MARKUP_BASE, SRU_MARKUP_PER_RECORD)
+"""The tags an SRU answer for N records may hold (:mod:`readingroom.core.bounds`)."""
 OAI_MAX_MARKUP = 500_000
 """Tags an OAI-PMH answer may hold: Alma's ListRecords pages are 100 MARC21 records (about
 600 tags each); 68 sets take 280."""
@@ -174,9 +177,9 @@ class HelveticatClient:
         endpoint = check_endpoint(self.sru_url, HELVETICAT_SRU_URL)
         params = self.sru_params(cql, start=start, count=count)
         response = await self._http.get(endpoint, params)
-        budget = SRU_MARKUP_BASE + SRU_MARKUP_PER_RECORD * int(params["maximumRecords"])
+        budget = SRU_MARKUP.limit(int(params["maximumRecords"]))
         body = _within_markup(response.content, budget, "SRU")
-        parsed = await anyio.to_thread.run_sync(parse_search_retrieve, body)
+        parsed = await run_blocking(parse_search_retrieve, body)
         return SruExchange(params=params, endpoint=endpoint, response=parsed)
 
     async def oai(self, params: Mapping[str, str]) -> OaiExchange:
@@ -192,7 +195,7 @@ class HelveticatClient:
         sent = dict(params)
         response = await self._http.get(endpoint, sent)
         body = _within_markup(response.content, OAI_MAX_MARKUP, "OAI-PMH")
-        parsed = await anyio.to_thread.run_sync(parse_oai, body)
+        parsed = await run_blocking(parse_oai, body)
         asked = sent.get("verb")
         if parsed.verb is not None and asked is not None and parsed.verb != asked:
             raise CoreError(
@@ -212,13 +215,10 @@ def _within_markup(body: bytes, budget: int, what: str) -> bytes:
     Counting ``<`` is a C-speed scan; a tree of millions of tiny elements costs hundreds of
     megabytes once built.
     """
-    tags = body.count(b"<")
-    if tags > budget:
-        raise CoreError(
-            Code.API_ERROR,
-            f"Helveticat's {what} answer holds {tags} tags, more than the {budget} a page of "
-            "the records asked for can take; it was not read. The result is unknown.",
-            details={"reason": "too_many_elements", "tags": tags, "max_tags": budget},
-            remediation="Try again later, or ask for fewer records (limit).",
-        )
-    return body
+    return check_xml(body, limit=budget, too_many=lambda tags: CoreError(
+        Code.API_ERROR,
+        f"Helveticat's {what} answer holds {tags} tags, more than the {budget} a page of the "
+        "records asked for can take; it was not read. The result is unknown.",
+        details={"reason": "too_many_elements", "tags": tags, "max_tags": budget},
+        remediation="Try again later, or ask for fewer records (limit).",
+    ))

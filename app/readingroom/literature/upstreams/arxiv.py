@@ -26,6 +26,7 @@ import re
 from lxml import etree
 
 from ...core.errors import Code, CoreError
+from ...core.offload import run_blocking
 from ...core.xmlsafe import parse_xml
 from .. import sources
 from ..identifiers import arxiv_abs_url, arxiv_pdf_url, normalize_arxiv, normalize_doi
@@ -33,7 +34,7 @@ from ..markup import collapse
 from ..models import LiteratureRecord, OpenAccessEvidence, SearchRequest
 from ..query import Excluded, split_negations
 from .base import Fetcher, Page, ProviderInfo, ProviderSettings
-from .common import FixedPace, as_year, check_xml, checked_page, count_value, off_loop, unreadable
+from .common import FixedPace, as_year, check_xml, checked_page, count_value, unreadable
 
 __all__ = [
     "DEFAULT_URL",
@@ -76,7 +77,7 @@ INFO = ProviderInfo(
 
 def search_query(request: SearchRequest) -> str:
     """The ``search_query`` value: arXiv syntax as given, bare words scoped to ``all:``."""
-    query = request.query.strip()
+    query = request.query
     parts = split_negations(query)
     if not _NATIVE.search(parts.positive):
         terms = [t for t in _TERM.findall(parts.positive) if t.strip('"').strip()]
@@ -196,7 +197,7 @@ class ArxivProvider(FixedPace):
         """One ``/api/query`` request; the feed read off the event loop."""
         response = await http.get(f"{settings.base_url.rstrip('/')}/api/query",
                                   params_for(request, offset=offset))
-        return await off_loop(_read, response.content, request.limit, offset)
+        return await run_blocking(_read, response.content, request.limit, offset)
 
 
 def _read(body: bytes, limit: int, offset: int) -> Page:

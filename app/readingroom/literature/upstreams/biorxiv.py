@@ -26,12 +26,13 @@ started up to three requests a second there, overlapping).
 
 from __future__ import annotations
 
+from ...core.offload import run_blocking
 from .. import sources
 from ..identifiers import normalize_doi
 from ..models import SearchRequest
 from ..query import split_negations
 from .base import Fetcher, Page, ProviderInfo, ProviderSettings
-from .common import ACCEPT_JSON, FixedPace, keywords, off_loop
+from .common import ACCEPT_JSON, FixedPace, keywords
 from .europepmc import BIORXIV_PUBLISHERS, IN_FLIGHT, read_search, search_params
 
 __all__ = [
@@ -106,7 +107,7 @@ class BiorxivProvider(FixedPace):
         """One Europe PMC ``search`` request scoped to bioRxiv and medRxiv preprints."""
         url = f"{settings.base_url.rstrip('/')}/search"
         response = await http.get(url, params_for(request, offset=offset), headers=ACCEPT_JSON)
-        return await off_loop(read_search, response.content, provider="biorxiv",
+        return await run_blocking(read_search, response.content, provider="biorxiv",
                               limit=request.limit, offset=offset)
 
 

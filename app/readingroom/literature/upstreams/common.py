@@ -15,16 +15,13 @@ only when the upstream *said* zero.
 
 from __future__ import annotations
 
-import functools
-import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-import anyio
-import anyio.to_thread
-
 from ... import __version__
+from ...core import bounds
+from ...core.bounds import PerRecord
 from ...core.errors import Code, CoreError
 from ...core.http import UpstreamBodyError
 from ..models import LiteratureRecord
@@ -38,6 +35,7 @@ __all__ = [
     "DEFAULT_BACKOFF",
     "MAX_BACKOFF",
     "MAX_RETRIES",
+    "PAGE_MARKUP",
     "RETRY_STATUSES",
     "TIMEOUT",
     "USER_AGENT",
@@ -53,7 +51,6 @@ __all__ = [
     "keywords",
     "list_field",
     "load_json",
-    "off_loop",
     "setting",
     "unreadable",
 ]
@@ -78,6 +75,8 @@ CONTAINERS_PER_RECORD = 10_000
 """A page of N records may hold at most ``BASE_CONTAINERS + N × CONTAINERS_PER_RECORD`` JSON
 containers (objects and arrays) or XML elements: a record with thousands of authors fits, a
 body of millions of tiny containers (hundreds of MB once parsed) does not."""
+PAGE_MARKUP = PerRecord(BASE_CONTAINERS, CONTAINERS_PER_RECORD)
+"""That limit, as :mod:`readingroom.core.bounds` applies it."""
 
 _PUBMED_TAG = re.compile(r"\[[^\]]*\]")
 _FIELD_PREFIX = re.compile(r"(?<![\w/.])[A-Za-z_][A-Za-z_.]*:(?!//)")
@@ -248,23 +247,21 @@ def load_json(body: bytes, *, asked: int, provider: str) -> Any:
         UpstreamBodyError: API_ERROR: too many containers for the page asked, not UTF-8, not
             JSON, or nested too deeply.
     """
-    cap = BASE_CONTAINERS + CONTAINERS_PER_RECORD * max(1, asked)
-    containers = body.count(b"{") + body.count(b"[")
-    if containers > cap:
-        raise UpstreamBodyError(
+    cap = PAGE_MARKUP.limit(asked)
+
+    def too_many(containers: int) -> UpstreamBodyError:
+        return UpstreamBodyError(
             f"The {provider} answer holds {containers} JSON containers, more than a page of "
             f"{asked} records could ({cap}); it was not read.",
             details={"provider": provider, "reason": "too_many_containers",
                      "containers": containers, "cap": cap},
         )
-    try:
-        return json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        reason = {UnicodeDecodeError: "not UTF-8",
-                  RecursionError: "nested too deeply"}.get(type(exc), "not JSON")
-        # `from None`: a JSON error quotes the document, and the body is never reported.
-        raise UpstreamBodyError(f"The {provider} answer was {reason}.",
-                                details={"provider": provider, "reason": reason}) from None
+
+    def unreadable(reason: str) -> UpstreamBodyError:
+        return UpstreamBodyError(f"The {provider} answer was {reason}.",
+                                 details={"provider": provider, "reason": reason})
+
+    return bounds.load_json(body, limit=cap, too_many=too_many, unreadable=unreadable)
 
 
 def check_xml(body: bytes, *, asked: int, provider: str) -> None:
@@ -273,25 +270,13 @@ def check_xml(body: bytes, *, asked: int, provider: str) -> None:
     Raises:
         UpstreamBodyError: API_ERROR, before anything is parsed.
     """
-    cap = BASE_CONTAINERS + CONTAINERS_PER_RECORD * max(1, asked)
-    elements = body.count(b"<")
-    if elements > cap:
-        raise UpstreamBodyError(
-            f"The {provider} answer holds {elements} XML tags, more than a page of {asked} "
-            f"records could ({cap}); it was not read.",
-            details={"provider": provider, "reason": "too_many_elements",
-                     "elements": elements, "cap": cap},
-        )
-
-
-async def off_loop(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    """Run ``fn(*args, **kwargs)`` in a worker thread, so the event loop keeps answering.
-
-    Pings, cancels and other calls go on while a large answer is decoded and parsed; a
-    cancelled call stops waiting at once (the thread finishes its parse and is forgotten).
-    """
-    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs),
-                                          abandon_on_cancel=True)
+    cap = PAGE_MARKUP.limit(asked)
+    bounds.check_xml(body, limit=cap, too_many=lambda elements: UpstreamBodyError(
+        f"The {provider} answer holds {elements} XML tags, more than a page of {asked} "
+        f"records could ({cap}); it was not read.",
+        details={"provider": provider, "reason": "too_many_elements",
+                 "elements": elements, "cap": cap},
+    ))
 
 
 class FixedPace:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...core.offload import run_blocking
 from .. import sources
 from ..identifiers import arxiv_from_doi, doi_url, normalize_doi
 from ..markup import clean_markup
@@ -41,7 +42,6 @@ from .common import (
     keywords,
     list_field,
     load_json,
-    off_loop,
     setting,
     unreadable,
 )
@@ -223,7 +223,7 @@ class CrossrefProvider:
         url = f"{settings.base_url.rstrip('/')}/works"
         params = params_for(request, settings.values, offset=offset)
         response = await http.get(url, params, headers=ACCEPT_JSON)
-        page = await off_loop(_read, response.content, request.limit, offset)
+        page = await run_blocking(_read, response.content, request.limit, offset)
         excluded = split_negations(request.query).excluded
         return page.with_notes(dropped_note(excluded)) if excluded else page
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.offload import run_blocking
 from .. import sources
 from ..identifiers import doi_url, normalize_doi, normalize_pmcid, normalize_pmid, pubmed_url
 from ..markup import clean_markup, collapse
@@ -47,7 +48,6 @@ from .common import (
     count_value,
     list_field,
     load_json,
-    off_loop,
     unreadable,
 )
 
@@ -255,7 +255,7 @@ class EuropePmcProvider(FixedPace):
         url = f"{settings.base_url.rstrip('/')}/search"
         response = await http.get(url, search_params(request, offset=offset),
                                   headers=ACCEPT_JSON)
-        return await off_loop(read_search, response.content, provider="europepmc",
+        return await run_blocking(read_search, response.content, provider="europepmc",
                               limit=request.limit, offset=offset)
 
 

@@ -26,6 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ...core.offload import run_blocking
 from .. import sources
 from ..identifiers import (
     arxiv_from_doi,
@@ -50,7 +51,6 @@ from .common import (
     keywords,
     list_field,
     load_json,
-    off_loop,
     setting,
     unreadable,
 )
@@ -267,7 +267,7 @@ class OpenAlexProvider(FixedPace):
         url = f"{settings.base_url.rstrip('/')}/works"
         response = await http.get(url, params_for(request, settings.values, offset=offset),
                                   headers=ACCEPT_JSON)
-        return await off_loop(_read, response.content, request.limit, offset)
+        return await run_blocking(_read, response.content, request.limit, offset)
 
 
 def _read(body: bytes, limit: int, offset: int) -> Page:

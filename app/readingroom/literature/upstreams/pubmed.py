@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from lxml import etree
 
 from ...core.errors import Code, CoreError
+from ...core.offload import run_blocking
 from ...core.xmlsafe import parse_xml, strip_doctype
 from .. import sources
 from ..identifiers import (
@@ -51,7 +52,6 @@ from .common import (
     check_xml,
     checked_page,
     count_value,
-    off_loop,
     setting,
     unreadable,
 )
@@ -368,7 +368,7 @@ class PubMedProvider:
         base = settings.base_url.rstrip("/")
         params = esearch_params(request, settings.values, offset=offset)
         answer = await http.get(f"{base}/esearch.fcgi", params)
-        found = await off_loop(_read_esearch, answer.content, request.limit)
+        found = await run_blocking(_read_esearch, answer.content, request.limit)
         if not found.ids:
             if found.count > offset:
                 raise CoreError(
@@ -380,7 +380,7 @@ class PubMedProvider:
             return Page((), total=found.count)
         pmids = found.ids[: request.limit]
         fetched = await http.get(f"{base}/efetch.fcgi", efetch_params(pmids, settings.values))
-        records, bad = await off_loop(_read_efetch, fetched.content,
+        records, bad = await run_blocking(_read_efetch, fetched.content,
                                       bool(request.open_access), len(pmids))
         return read_pages(found, records, bad, pmids, offset=offset)
 

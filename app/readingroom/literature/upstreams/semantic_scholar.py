@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import Code, CoreError
+from ...core.offload import run_blocking
 from .. import sources
 from ..identifiers import (
     arxiv_from_doi,
@@ -48,7 +49,6 @@ from .common import (
     keywords,
     list_field,
     load_json,
-    off_loop,
     setting,
     unreadable,
 )
@@ -231,7 +231,7 @@ class SemanticScholarProvider(FixedPace):
         """One ``/paper/search`` request; the body decoded and read off the event loop."""
         url = f"{settings.base_url.rstrip('/')}/graph/v1/paper/search"
         response = await http.get(url, params_for(request, offset=offset), headers=ACCEPT_JSON)
-        page = await off_loop(_read, response.content, request.limit, offset)
+        page = await run_blocking(_read, response.content, request.limit, offset)
         excluded = split_negations(request.query).excluded
         return page.with_notes(dropped_note(excluded)) if excluded else page
 

@@ -11,7 +11,7 @@ import anyio
 import pytest
 from tests.core.served import structured
 
-from readingroom.core.envelope import response_schema, tool_output_schema
+from readingroom.core.envelope import tool_output_schema
 from readingroom.core.rawstdio import RawStdioClient
 from readingroom.ndl.fake import FakeSru
 

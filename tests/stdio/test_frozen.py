@@ -1,5 +1,8 @@
 """The frozen bundle behaves like ``python -m``: stdio purity, tools, self-test, receipts.
 
+Every program of the catalogue is its own thin executable over the one copy of the modules in
+``_internal/``, and the bundle stays within ``build/freeze.py``'s budget.
+
 Runs when ``READINGROOM_FROZEN_DIR`` names a bundle made by ``python build/freeze.py``
 (``.ci/run`` freezes and sets it); skipped with a visible reason otherwise, and failing instead
 when ``READINGROOM_REQUIRE_FROZEN=1``.
@@ -15,10 +18,19 @@ from pathlib import Path
 
 import pytest
 
+from readingroom.catalog import BUNDLED_PROGRAMS, SERVERS
 from readingroom.core.rawstdio import RawStdioClient
 from readingroom.ndl.fake import FakeSru
+from readingroom.setup import self_tests
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "build"))
+import freeze  # noqa: E402
 
 SUFFIX = ".exe" if sys.platform == "win32" else ""
+THIN_MIB = 4
+"""An executable is the bootloader, PyInstaller's bootstrap and one entry script (about 1 MiB
+on Linux); one that carried the modules (a PYZ archive) weighed 13 MiB."""
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +46,33 @@ def bundle() -> Path:
     return path
 
 
-def test_frozen_readingroom_self_test_uses_the_sibling_ndl_mcp(bundle):
+def test_frozen_readingroom_self_test_uses_each_servers_sibling_executable(bundle):
     done = subprocess.run([str(bundle / f"readingroom{SUFFIX}"), "self-test", "--json"],
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["ok"], done.stdout + done.stderr
-    ndl = next(r for r in report["servers"] if r["server"] == "ndl-mcp")
-    assert ndl["command"] == [str(bundle / f"ndl-mcp{SUFFIX}")]
+    commands = {r["server"]: r["command"] for r in report["servers"]}
+    assert commands == {s.name: [str(bundle / f"{s.name}{SUFFIX}")] for s in self_tests.testable_servers()}
+    assert "ndl-mcp" in commands
+
+
+@pytest.mark.parametrize("name", BUNDLED_PROGRAMS)
+def test_every_catalogue_program_is_a_thin_executable_with_its_own_help(bundle, name):
+    exe = bundle / f"{name}{SUFFIX}"
+    assert exe.is_file() and not exe.is_symlink(), f"{exe} is not an executable of its own"
+    assert exe.stat().st_size < THIN_MIB * 2**20, f"{exe} carries more than its entry script"
+    done = subprocess.run([str(exe), "--help"], capture_output=True, text=True,
+                          encoding="utf-8", timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    first = (done.stdout or done.stderr).splitlines()[0]
+    assert name in first.split(), first  # "usage: book-agent [-h] …", "ndl-mcp 0.1.0: …"
+    if name in SERVERS:  # a server's stdout is its protocol channel, even for --help
+        assert done.stdout == ""
+
+
+def test_the_bundle_holds_its_modules_once_within_the_budget(bundle):
+    size, _allocated, files, _links = freeze.disk_usage(bundle)
+    assert size <= freeze.BUDGET_MIB * 2**20, f"{size / 2**20:.1f} MiB in {files} files"
 
 
 def test_frozen_ndl_mcp_speaks_clean_json_rpc(bundle, tmp_path):

@@ -89,5 +89,5 @@ def test_each_executable_gets_the_run_time_hooks_and_only_its_own_entry_script(t
     for path in paths:
         kept = entry_scripts.program_scripts(toc, path, paths)
         assert kept == [*hooks, (path.stem, str(path), "PYSOURCE")]
-    with pytest.raises(ValueError, match="elsewhere.py"):
+    with pytest.raises(ValueError, match=r"elsewhere\.py"):
         entry_scripts.program_scripts(toc, tmp_path / "elsewhere.py", paths)

@@ -161,3 +161,31 @@ def test_frozen_book_agent_serves_mcp(bundle, tmp_path):
     image = next(b for b in page["content"] if b["type"] == "image")
     assert base64.b64decode(image["data"])[:8] == b"\x89PNG\r\n\x1a\n"
     assert page["structuredContent"]["data"]["image_attached"] is True
+
+
+def test_frozen_book_agent_searches_by_meaning_as_python_does(bundle, tmp_path):
+    """numpy, tokenizers and safetensors survive freezing (their libraries load, untouched)."""
+    import importlib.util
+
+    from readingroom.book.selftest import make_self_test_pdf
+
+    spec = importlib.util.find_spec("static_model")  # the test extra's real model2vec model
+    assert spec and spec.submodule_search_locations, "tokenlearn-static-model is not installed"
+    model = str(Path(next(iter(spec.submodule_search_locations))) / "model")
+    pdf = make_self_test_pdf(tmp_path / "book.pdf")
+    hits = []
+    for exe in (bundle / f"book-agent{SUFFIX}", Path(sys.executable).with_name(
+            f"book-agent{SUFFIX}")):
+        data = tmp_path / exe.parent.name
+        for words in (["init", str(pdf), "--id", "meaning"],
+                      ["--json", "search", "meaning", "harbour"]):
+            done = subprocess.run([str(exe), "--data-dir", str(data), *words,
+                                   "--semantic-model", model], capture_output=True, text=True,
+                                  encoding="utf-8", timeout=300)
+            assert done.returncode == 0, f"{exe} {words[0]}: {done.stderr[-2000:]}"
+        answer = json.loads(done.stdout)
+        assert answer["data"]["modes"]["semantic"] == "ok", answer["data"]["mode_details"]
+        hits.append([(i["record_id"], i["matched_by"], round(i["scores"]["semantic"], 5))
+                     for i in answer["items"]])
+    frozen, installed = hits
+    assert frozen == installed and "semantic" in frozen[0][1]

@@ -29,7 +29,7 @@ import freeze  # noqa: E402
 
 SUFFIX = ".exe" if sys.platform == "win32" else ""
 THIN_MIB = 4
-"""An executable is the bootloader, PyInstaller's bootstrap and one entry script (about 1 MiB
+"""An executable is the bootloader, PyInstaller's bootstrap and one entry script (0.1 MiB
 on Linux); one that carried the modules (a PYZ archive) weighed 13 MiB."""
 
 

@@ -1,11 +1,12 @@
-"""Debugging symbols off the interpreter's own libraries, for the Linux bundle.
+"""Symbols off the interpreter's own libraries, for the Linux bundle.
 
 A self-built CPython (pyenv, most CI images) keeps debugging sections in libpython and in its
 extension modules: libpython3.11 is 22 MiB with them and 6 MiB without, ``lib-dynload/`` 12
 MiB and 5. PyInstaller's ``strip`` option strips every collected binary instead, and that
 breaks libraries that auditwheel patched into wheels (numpy's OpenBLAS would not load: "ELF
-load command address/offset not page-aligned"). So only the interpreter's files are stripped,
-and only of debugging sections (``strip --strip-debug``), on copies in the build's work folder.
+load command address/offset not page-aligned"). So only the interpreter's files are stripped
+(``strip --strip-unneeded``, as distributions strip their shared libraries: the dynamic symbols
+stay), on copies in the build's work folder.
 ``build/readingroom.spec`` calls :func:`strip_interpreter` on Linux only: Windows DLLs carry no
 symbols, and macOS binaries are signed by PyInstaller after collection.
 """
@@ -46,7 +47,7 @@ def interpreter_file(source: str | Path, *, libdir: Path | None = None,
 def strip_interpreter(binaries: Sequence[Entry], folder: Path, *,
                       run: Callable[..., object] = subprocess.run,
                       is_interpreter: Callable[[str], bool] = interpreter_file) -> list[Entry]:
-    """``binaries`` with each interpreter file replaced by a copy stripped of debugging sections.
+    """``binaries`` with each interpreter file replaced by a copy stripped of unneeded symbols.
 
     Copies go to ``folder`` under their destination names; every other entry is unchanged. A
     missing ``strip`` leaves the TOC as it is (the bundle is larger; its budget test says so).
@@ -61,7 +62,7 @@ def strip_interpreter(binaries: Sequence[Entry], folder: Path, *,
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, copy)
             copy.chmod(0o755)  # the source may be read-only; strip rewrites the file
-            run([strip, "--strip-debug", str(copy)], check=True)
+            run([strip, "--strip-unneeded", str(copy)], check=True)
             source = str(copy)
         out.append((dest, source, typecode))
     return out

@@ -55,18 +55,24 @@ def disk_usage(folder: Path) -> tuple[int, int, int, int]:
     the figures are what the disk holds, not what a walk that follows links would read.
     """
     seen: set[tuple[int, int]] = set()
-    size = allocated = links = 0
+    size = allocated = files = links = 0
     for parent, _dirs, names in os.walk(folder):
         for name in names:
             st = os.lstat(os.path.join(parent, name))
             links += stat.S_ISLNK(st.st_mode)
-            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in seen:
+            if not stat.S_ISREG(st.st_mode):
                 continue
-            seen.add((st.st_dev, st.st_ino))
+            # Only a file with several links is looked up by inode (some file systems report
+            # no inode numbers: there every file would look like the first).
+            if st.st_nlink > 1:
+                if (st.st_dev, st.st_ino) in seen:
+                    continue
+                seen.add((st.st_dev, st.st_ino))
+            files += 1
             size += st.st_size
             # st_blocks counts 512-byte units where the OS reports it (not on Windows).
             allocated += getattr(st, "st_blocks", 0) * 512 or st.st_size
-    return size, allocated, len(seen), links
+    return size, allocated, files, links
 
 
 def describe(folder: Path) -> str:

@@ -4,6 +4,10 @@
     python build/freeze.py          → dist/readingroom/ (ndl-mcp, readingroom, _internal/)
     python build/freeze.py --zip    → also dist/readingroom-<version>-<platform>.zip
 
+Every executable is thin (the bootloader and its entry script); the Python modules are in
+``_internal/`` once, beside the libraries (see the spec). The report gives what the disk holds
+(a file linked twice counted once) and what the release zip holds.
+
 Run it with the project's environment (``.venv``), where PyInstaller is installed with the
 test extra. The same spec builds on Windows, macOS and Linux; PyInstaller does not
 cross-compile, so a Windows bundle is built on Windows.
@@ -13,9 +17,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata as md
+import os
 import platform
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -28,6 +34,8 @@ DIST = ROOT / "dist"
 WORK = ROOT / "build" / "pyinstaller-tmp"
 BUNDLE = DIST / "readingroom"
 SOURCE_URL = "https://github.com/readingroom/readingroom"
+BUDGET_MIB = 180
+"""The most the bundle may hold on disk (issue 19 §7); tests/stdio/test_frozen.py checks it."""
 
 sys.path.insert(0, str(ROOT / "app"))
 from readingroom import __version__  # noqa: E402
@@ -40,6 +48,40 @@ def executable_names() -> list[str]:
     return [f"{n}{suffix}" for n in BUNDLED_PROGRAMS]
 
 
+def disk_usage(folder: Path) -> tuple[int, int, int, int]:
+    """``(bytes, allocated bytes, files, symbolic links)`` under ``folder``, each file once.
+
+    Symbolic links are not followed and a file reached by several hard links counts once, so
+    the figures are what the disk holds, not what a walk that follows links would read.
+    """
+    seen: set[tuple[int, int]] = set()
+    size = allocated = files = links = 0
+    for parent, _dirs, names in os.walk(folder):
+        for name in names:
+            st = os.lstat(os.path.join(parent, name))
+            links += stat.S_ISLNK(st.st_mode)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            # Only a file with several links is looked up by inode (some file systems report
+            # no inode numbers: there every file would look like the first).
+            if st.st_nlink > 1:
+                if (st.st_dev, st.st_ino) in seen:
+                    continue
+                seen.add((st.st_dev, st.st_ino))
+            files += 1
+            size += st.st_size
+            # st_blocks counts 512-byte units where the OS reports it (not on Windows).
+            allocated += getattr(st, "st_blocks", 0) * 512 or st.st_size
+    return size, allocated, files, links
+
+
+def describe(folder: Path) -> str:
+    """One line for the report: MiB in files, MiB allocated, files, links."""
+    size, allocated, files, links = disk_usage(folder)
+    return (f"{size / 2**20:.1f} MiB in {files} files ({allocated / 2**20:.1f} MiB allocated"
+            f"{f'; {links} symbolic links not followed' if links else ''})")
+
+
 def freeze() -> Path:
     """Run PyInstaller on the spec and check every executable is in the bundle."""
     began = time.monotonic()
@@ -50,9 +92,11 @@ def freeze() -> Path:
     missing = [n for n in executable_names() if not (BUNDLE / n).is_file()]
     if missing:
         sys.exit(f"freeze.py: the bundle lacks {', '.join(missing)}")
-    size = sum(p.stat().st_size for p in BUNDLE.rglob("*") if p.is_file())
-    print(f"bundle: {BUNDLE} ({size / 2**20:.1f} MiB, {len(executable_names())} executables, "
-          f"{time.monotonic() - began:.0f} s)", file=sys.stderr)
+    print(f"bundle: {BUNDLE}: {describe(BUNDLE)}; {len(executable_names())} executables "
+          f"({sum((BUNDLE / n).stat().st_size for n in executable_names()) / 2**20:.1f} MiB "
+          f"together), {time.monotonic() - began:.0f} s", file=sys.stderr)
+    if disk_usage(BUNDLE)[0] > BUDGET_MIB * 2**20:
+        print(f"freeze.py: the bundle is over its budget of {BUDGET_MIB} MiB", file=sys.stderr)
     return BUNDLE
 
 
@@ -141,8 +185,12 @@ def make_zip(bundle: Path) -> Path:
             for name, data in files:
                 z.writestr(f"{top}/licenses/{label}/{name}", data)
     source.unlink()
-    print(f"release archive: {archive} ({archive.stat().st_size / 2**20:.1f} MiB)",
-          file=sys.stderr)
+    with zipfile.ZipFile(archive) as z:
+        entries = z.infolist()
+    # A zip holds no links: a symbolic link of the bundle is stored as a copy of its target.
+    print(f"release archive: {archive} ({archive.stat().st_size / 2**20:.1f} MiB; "
+          f"{sum(i.file_size for i in entries) / 2**20:.1f} MiB unpacked in {len(entries)} "
+          "files)", file=sys.stderr)
     return archive
 
 

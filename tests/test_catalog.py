@@ -8,6 +8,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from readingroom.catalog import BUNDLED_PROGRAMS, PROGRAMS, SERVERS
 from readingroom.core.declaration import Program
 
@@ -75,3 +77,17 @@ def test_the_spec_excludes_no_runtime_dependency():
                if {d.lower() for d in dists} & wanted}
     assert "yaml" in modules and "fitz" in modules | {"pymupdf"}  # the map itself works
     assert not excluded & modules, f"runtime modules excluded from the bundle: {excluded & modules}"
+
+
+def test_each_executable_gets_the_run_time_hooks_and_only_its_own_entry_script(tmp_path: Path):
+    written = entry_scripts.write_entry_scripts(PROGRAMS.values(), tmp_path)
+    paths = [path for _, path in written]
+    hooks = [("pyi_rth_inspect", "/pyi/rth/inspect.py", "PYSOURCE"),
+             ("pyi_rth_multiprocessing", "/pyi/rth/mp.py", "PYSOURCE")]
+    # An Analysis of every script lists the run-time hooks first, then the scripts.
+    toc = hooks + [(path.stem, str(path), "PYSOURCE") for path in paths]
+    for path in paths:
+        kept = entry_scripts.program_scripts(toc, path, paths)
+        assert kept == [*hooks, (path.stem, str(path), "PYSOURCE")]
+    with pytest.raises(ValueError, match=r"elsewhere\.py"):
+        entry_scripts.program_scripts(toc, tmp_path / "elsewhere.py", paths)

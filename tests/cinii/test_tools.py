@@ -15,7 +15,7 @@ from mcp.types import INVALID_PARAMS
 
 from readingroom.cinii.server import build_cinii_server
 from readingroom.core.clock import FakeClock
-from readingroom.core.envelope import response_schema
+from readingroom.core.envelope import response_schema, tool_output_schema
 
 from .upstream import APPID, Upstream, service
 
@@ -48,7 +48,8 @@ async def test_six_declared_tools_for_the_model():
         a = t.annotations
         assert t.title and (a.readOnlyHint, a.destructiveHint, a.idempotentHint,
                             a.openWorldHint) == (True, False, True, True)
-        assert t.outputSchema == response_schema() and len(t.description) > 200
+        assert t.outputSchema == tool_output_schema("cinii-mcp", t.name)
+        assert len(t.description) > 200
 
 
 async def test_every_tool_answers_an_envelope_and_leaves_a_receipt(tmp_path):

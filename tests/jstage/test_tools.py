@@ -15,7 +15,7 @@ from mcp.shared.memory import create_connected_server_and_client_session
 from mcp.types import INVALID_PARAMS
 
 from readingroom.core.clock import FakeClock
-from readingroom.core.envelope import response_schema
+from readingroom.core.envelope import response_schema, tool_output_schema
 from readingroom.jstage.server import build_jstage_server
 
 from .upstream import Upstream, service
@@ -49,7 +49,8 @@ async def test_three_declared_tools_for_the_model():
         a = t.annotations
         assert t.title and (a.readOnlyHint, a.destructiveHint, a.idempotentHint,
                             a.openWorldHint) == (True, False, True, True)
-        assert t.outputSchema == response_schema() and len(t.description) > 200
+        assert t.outputSchema == tool_output_schema("jstage-mcp", t.name)
+        assert len(t.description) > 200
 
 
 async def test_every_tool_answers_an_envelope_and_leaves_a_receipt(tmp_path):

@@ -16,11 +16,11 @@ import pytest
 from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
 from mcp.types import INVALID_PARAMS
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from readingroom.core.declaration import ServerInfo
-from readingroom.core.envelope import Envelope, response_schema
-from readingroom.core.mcpkit import ToolSpec, build_server
+from readingroom.core.envelope import Envelope, response_schema, tool_output_schema
+from readingroom.core.mcpkit import ToolSpec, build_server, input_schema
 
 from ..contract.toy_server import SERVER as TOY
 from ..contract.toy_server.server import WaitRoom, build_toy_server, tool_specs
@@ -205,3 +205,42 @@ async def test_the_deadline_counts_from_arrival_so_a_queued_call_is_answered_in_
     assert "could not start within 1 s" in data["error"]["message"]
     assert log == ["hog"], "the queued call never began"
     assert 1.0 <= took < 1.9, "answered at its own deadline, not when the slot came free"
+
+
+# --- what tools/list declares (issue 19 §6) ---------------------------------------------------
+
+
+class _Titled(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    from_year: int | None = Field(None, ge=0, description="Earliest year.")
+    label: str = Field(title="Shelf label", max_length=9)
+
+
+def test_input_schema_is_pydantics_without_the_titles_it_derives_from_names():
+    ours, theirs = input_schema(_Titled), _Titled.model_json_schema()
+    assert "title" not in ours and theirs["title"] == "_Titled"
+    assert "title" not in ours["properties"]["from_year"]
+    assert theirs["properties"]["from_year"].pop("title") == "From Year"
+    assert ours["properties"]["label"]["title"] == "Shelf label", "a chosen title is kept"
+    del theirs["title"]
+    assert ours == theirs, "nothing else differs"
+
+
+async def test_a_reply_naming_another_tool_is_sent_as_the_tool_that_answered():
+    """Each tool declares its server and operation as constants, and the SDK client refuses a
+    structuredContent that breaks them: a handler's mislabelled envelope must not cost the
+    caller its answer."""
+
+    async def mislabelled(_args: _NoInput) -> Envelope:
+        return Envelope(server="other-mcp", operation="other_tool", data={"answer": 42})
+
+    tools = [ToolSpec("bare_mislabelled", "Mislabelled", "Answers.", _NoInput, mislabelled)]
+    async with session(build_server(BARE, "bare", tools, env={})) as s:
+        declared = (await s.list_tools()).tools[0].outputSchema
+        with anyio.fail_after(10):
+            res = await s.call_tool("bare_mislabelled", {})  # validated by the SDK client
+    data = envelope(res)
+    assert not res.isError and data["data"] == {"answer": 42}
+    assert (data["server"], data["operation"]) == ("bare-mcp", "bare_mislabelled")
+    assert declared == tool_output_schema("bare-mcp", "bare_mislabelled")
+    jsonschema.validate(data, declared)

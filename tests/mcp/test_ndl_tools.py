@@ -10,7 +10,7 @@ import pytest
 from mcp.shared.exceptions import McpError
 from mcp.types import INVALID_PARAMS
 
-from readingroom.core.envelope import response_schema
+from readingroom.core.envelope import response_schema, tool_output_schema
 from readingroom.core.verification import verify
 from readingroom.ndl.models import NdlItem
 
@@ -46,7 +46,7 @@ async def test_lists_six_fully_declared_tools(upstream, session_for):
         assert t.title and a.title == t.title
         assert (a.readOnlyHint, a.destructiveHint, a.idempotentHint, a.openWorldHint) == (
             True, False, True, True)
-        assert t.outputSchema == response_schema()
+        assert t.outputSchema == tool_output_schema("ndl-mcp", t.name)
         assert "$ref" not in json.dumps(t.inputSchema.get("properties", {}))  # flat
         assert len(t.description) > 200
 

@@ -1,5 +1,8 @@
 """The frozen bundle behaves like ``python -m``: stdio purity, tools, self-test, receipts.
 
+Every program of the catalogue is its own thin executable over the one copy of the modules in
+``_internal/``, and the bundle stays within ``build/freeze.py``'s budget.
+
 Runs when ``READINGROOM_FROZEN_DIR`` names a bundle made by ``python build/freeze.py``
 (``.ci/run`` freezes and sets it); skipped with a visible reason otherwise, and failing instead
 when ``READINGROOM_REQUIRE_FROZEN=1``.
@@ -15,10 +18,19 @@ from pathlib import Path
 
 import pytest
 
+from readingroom.catalog import BUNDLED_PROGRAMS
 from readingroom.core.rawstdio import RawStdioClient
 from readingroom.ndl.fake import FakeSru
+from readingroom.setup import self_tests
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "build"))
+import freeze  # noqa: E402
 
 SUFFIX = ".exe" if sys.platform == "win32" else ""
+THIN_MIB = 4
+"""An executable is the bootloader, PyInstaller's bootstrap and one entry script (0.1 MiB
+on Linux); one that carried the modules (a PYZ archive) weighed 13 MiB."""
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +46,35 @@ def bundle() -> Path:
     return path
 
 
-def test_frozen_readingroom_self_test_uses_the_sibling_ndl_mcp(bundle):
+def test_frozen_readingroom_self_test_uses_each_servers_sibling_executable(bundle):
     done = subprocess.run([str(bundle / f"readingroom{SUFFIX}"), "self-test", "--json"],
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["ok"], done.stdout + done.stderr
-    ndl = next(r for r in report["servers"] if r["server"] == "ndl-mcp")
-    assert ndl["command"] == [str(bundle / f"ndl-mcp{SUFFIX}")]
+    commands = {r["server"]: r["command"] for r in report["servers"]}
+    own = {s.name: [str(bundle / f"{s.name}{SUFFIX}")] for s in self_tests.testable_servers()}
+    assert commands == own
+    assert "ndl-mcp" in commands
+
+
+@pytest.mark.parametrize("name", BUNDLED_PROGRAMS)
+def test_every_catalogue_program_is_a_thin_executable_with_its_own_help(bundle, name):
+    exe = bundle / f"{name}{SUFFIX}"
+    assert exe.is_file() and not exe.is_symlink(), f"{exe} is not an executable of its own"
+    assert exe.stat().st_size < THIN_MIB * 2**20, f"{exe} carries more than its entry script"
+    # The same program from the environment: its console script, beside this interpreter.
+    script = Path(sys.executable).with_name(f"{name}{SUFFIX}")
+    frozen, installed = (subprocess.run([str(cmd), "--help"], capture_output=True, text=True,
+                                        encoding="utf-8", timeout=120) for cmd in (exe, script))
+    assert frozen.returncode == 0, frozen.stderr[-2000:]
+    assert name in (frozen.stdout or frozen.stderr).split(), "--help does not name the program"
+    assert (frozen.returncode, frozen.stdout, frozen.stderr) == (
+        installed.returncode, installed.stdout, installed.stderr)
+
+
+def test_the_bundle_holds_its_modules_once_within_the_budget(bundle):
+    size, _allocated, files, _links = freeze.disk_usage(bundle)
+    assert size <= freeze.BUDGET_MIB * 2**20, f"{size / 2**20:.1f} MiB in {files} files"
 
 
 def test_frozen_ndl_mcp_speaks_clean_json_rpc(bundle, tmp_path):
@@ -127,3 +161,31 @@ def test_frozen_book_agent_serves_mcp(bundle, tmp_path):
     image = next(b for b in page["content"] if b["type"] == "image")
     assert base64.b64decode(image["data"])[:8] == b"\x89PNG\r\n\x1a\n"
     assert page["structuredContent"]["data"]["image_attached"] is True
+
+
+def test_frozen_book_agent_searches_by_meaning_as_python_does(bundle, tmp_path):
+    """numpy, tokenizers and safetensors survive freezing (their libraries load, untouched)."""
+    import importlib.util
+
+    from readingroom.book.selftest import make_self_test_pdf
+
+    spec = importlib.util.find_spec("static_model")  # the test extra's real model2vec model
+    assert spec and spec.submodule_search_locations, "tokenlearn-static-model is not installed"
+    model = str(Path(next(iter(spec.submodule_search_locations))) / "model")
+    pdf = make_self_test_pdf(tmp_path / "book.pdf")
+    hits = []
+    for exe in (bundle / f"book-agent{SUFFIX}", Path(sys.executable).with_name(
+            f"book-agent{SUFFIX}")):
+        data = tmp_path / exe.parent.name
+        for words in (["init", str(pdf), "--id", "meaning"],
+                      ["--json", "search", "meaning", "harbour"]):
+            done = subprocess.run([str(exe), "--data-dir", str(data), *words,
+                                   "--semantic-model", model], capture_output=True, text=True,
+                                  encoding="utf-8", timeout=300)
+            assert done.returncode == 0, f"{exe} {words[0]}: {done.stderr[-2000:]}"
+        answer = json.loads(done.stdout)
+        assert answer["data"]["modes"]["semantic"] == "ok", answer["data"]["mode_details"]
+        hits.append([(i["record_id"], i["matched_by"], round(i["scores"]["semantic"], 5))
+                     for i in answer["items"]])
+    frozen, installed = hits
+    assert frozen == installed and "semantic" in frozen[0][1]

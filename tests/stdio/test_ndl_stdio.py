@@ -11,7 +11,7 @@ import anyio
 import pytest
 from tests.core.served import structured
 
-from readingroom.core.envelope import response_schema
+from readingroom.core.envelope import tool_output_schema
 from readingroom.core.rawstdio import RawStdioClient
 from readingroom.ndl.fake import FakeSru
 
@@ -53,7 +53,7 @@ def test_initialize_and_list_six_read_only_tools(fake, tmp_path):
         assert t["annotations"]["idempotentHint"] is True
         assert t["annotations"]["openWorldHint"] is True
         assert t["annotations"]["destructiveHint"] is False
-        assert t["outputSchema"]["$id"] == response_schema()["$id"]
+        assert t["outputSchema"] == tool_output_schema("ndl-mcp", t["name"])
 
 
 def test_every_error_path_over_stdio(fake, tmp_path):

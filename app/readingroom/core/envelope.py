@@ -41,6 +41,7 @@ __all__ = [
     "envelope_json",
     "json_safe",
     "response_schema",
+    "tool_output_schema",
     "utc_now_iso",
 ]
 
@@ -326,5 +327,42 @@ def response_schema() -> dict[str, Any]:
     """The published JSON Schema of the envelope (what ``docs/response-schema.json`` holds)."""
     schema = Envelope.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = f"https://readingroom.invalid/schema/envelope/{SCHEMA_VERSION}"
+    schema["$id"] = _schema_id()
     return schema
+
+
+def tool_output_schema(server: str, operation: str) -> dict[str, Any]:
+    """The compact output schema one tool declares in ``tools/list`` (about 400 bytes).
+
+    The tool's own fields are exact: ``server`` and ``operation`` are the constants of this
+    tool (core's call boundary keeps every reply so), ``schema_version`` the suite's; the
+    fields a caller reads the answer from are typed (``result`` and ``data`` objects, ``items``
+    a list, ``error`` an object with ``code`` and ``message``). The rest of the
+    shared envelope is admitted by ``additionalProperties`` and described in one sentence
+    naming the published schema, :func:`response_schema` (``docs/response-schema.json``),
+    which holds every field's detail. So every envelope a tool sends (:meth:`Envelope.to_data`,
+    which leaves out ``None``) valid against the published schema is valid against this one
+    (a test keeps them so), and a client that validates ``structuredContent`` against the
+    declared schema accepts every answer: the 8.5 kB published schema is not repeated in
+    every tool.
+    """
+    return {
+        "type": "object",
+        "description": f"The suite's envelope {SCHEMA_VERSION}; all fields: "
+                       "docs/response-schema.json",
+        "properties": {
+            "server": {"const": server},
+            "operation": {"const": operation},
+            "schema_version": {"const": SCHEMA_VERSION},
+            "result": {"type": "object"},
+            "items": {"type": "array"},
+            "data": {"type": "object"},
+            "error": {"type": "object", "required": ["code", "message"]},
+        },
+        "required": ["server", "operation"],
+        "additionalProperties": True,
+    }
+
+
+def _schema_id() -> str:
+    return f"https://readingroom.invalid/schema/envelope/{SCHEMA_VERSION}"

@@ -26,9 +26,10 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import McpError
 from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import GenerateJsonSchema
 
 from .declaration import ServerInfo
-from .envelope import Envelope, envelope_json, json_safe, response_schema
+from .envelope import Envelope, envelope_json, json_safe, tool_output_schema
 from .errors import Code, CoreError
 from .settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE, env_float, env_int
 
@@ -41,6 +42,7 @@ __all__ = [
     "ToolSpec",
     "build_server",
     "configure_logging",
+    "input_schema",
     "run_stdio",
     "serve_stdio",
     "to_result",
@@ -92,6 +94,28 @@ class PromptSpec:
 Handler = Callable[[Any], Awaitable[Envelope | Reply]]
 
 
+class _InputSchema(GenerateJsonSchema):
+    """pydantic's JSON Schema without the titles it derives from names.
+
+    pydantic gives every field a ``title`` made from its name (``from_year`` → "From Year")
+    and the schema the class name: they repeat what the key already says, and across the
+    suite's ``tools/list`` they cost about 100 bytes a tool. A title set on purpose
+    (``Field(title=...)``, ``model_config["title"]``) is kept.
+    """
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        """Never a derived field title (a title given by ``Field(title=...)`` is kept)."""
+        return False
+
+
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The ``inputSchema`` a tool declares for ``model``: pydantic's, less derived titles."""
+    schema = model.model_json_schema(schema_generator=_InputSchema)
+    if "title" not in model.model_config and schema.get("title") == model.__name__:
+        del schema["title"]
+    return schema
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """A fully declared tool: name, title, description for the model, input model, hints."""
@@ -109,14 +133,19 @@ class ToolSpec:
     """False: results carry no ``structuredContent`` and the tool declares no output schema
     (for hosts that drop ``content`` when structured content is present)."""
 
-    def declaration(self, output_schema: dict[str, Any]) -> types.Tool:
-        """The ``tools/list`` entry, with all four annotations stated explicitly."""
+    def declaration(self, server: str) -> types.Tool:
+        """The ``tools/list`` entry, with all four annotations stated explicitly.
+
+        The output schema is the compact one of :func:`~.envelope.tool_output_schema`: the
+        tool's own constants and the fields an answer is read from, the rest of the envelope
+        described by the published schema; the input schema is :func:`input_schema`'s.
+        """
         return types.Tool(
             name=self.name,
             title=self.title,
             description=self.description,
-            inputSchema=self.input_model.model_json_schema(),
-            outputSchema=output_schema if self.structured else None,
+            inputSchema=input_schema(self.input_model),
+            outputSchema=tool_output_schema(server, self.name) if self.structured else None,
             annotations=types.ToolAnnotations(
                 title=self.title,
                 readOnlyHint=self.read_only,
@@ -244,8 +273,7 @@ def build_server(
     version = __version__
     server: Server = Server(name, version=version, instructions=instructions)
     by_name = {t.name: t for t in tools}
-    schema = response_schema()
-    declarations = [t.declaration(schema) for t in tools]
+    declarations = [t.declaration(name) for t in tools]
     admission = anyio.CapacityLimiter(concurrency)
 
     @server.list_tools()
@@ -255,6 +283,13 @@ def build_server(
     def send(env: Envelope, spec: ToolSpec, attachments: Sequence[types.ContentBlock] = (),
              text: str | None = None) -> types.CallToolResult:
         try:
+            if (env.server, env.operation) != (name, spec.name):
+                # Each tool declares its server and operation as constants of its output
+                # schema, which an SDK client holds every structuredContent to: an envelope
+                # naming another would be refused whole. The answer is kept; the label is not.
+                log.error("%s answered an envelope of %s/%s; sent as %s/%s", spec.name,
+                          env.server, env.operation, name, spec.name)
+                env.server, env.operation = name, spec.name
             if finish is not None:
                 finish(env, spec.name)
             if not env.attribution and info.credit:

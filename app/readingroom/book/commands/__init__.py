@@ -10,12 +10,13 @@ package imports it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from ...core.platform import server_data_dir
 from .. import ENV_DATA_DIR, SERVER
 
-__all__ = ["data_folder"]
+__all__ = ["data_folder", "split_command"]
 
 
 def data_folder(given: Path | None = None) -> Path:
@@ -26,3 +27,21 @@ def data_folder(given: Path | None = None) -> Path:
     Store-packaged hosts virtualise AppData writes, which would hide packages from each other.
     """
     return given or server_data_dir(SERVER.name, ENV_DATA_DIR)
+
+
+def split_command(argv: Sequence[str], command: str) -> tuple[Path | None, list[str]] | None:
+    """``(--data-dir, the arguments after command)`` when ``argv`` is ``command`` (``mcp``,
+    ``install-host``) after the common options, else None."""
+    data_dir: Path | None = None
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--data-dir" and i + 1 < len(argv):
+            data_dir, i = Path(argv[i + 1]), i + 2
+        elif word.startswith("--data-dir="):
+            data_dir, i = Path(word.partition("=")[2]), i + 1
+        elif word in ("--json", "--debug"):
+            i += 1
+        else:
+            return (data_dir, list(argv[i + 1:])) if word == command else None
+    return None

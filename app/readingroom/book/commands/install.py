@@ -26,7 +26,7 @@ from typing import Any
 
 from ...core.declaration import resolve
 from ...core.errors import CoreError
-from . import data_folder
+from . import data_folder, split_command
 
 __all__ = ["HOSTS", "INSTANCE", "REGISTER", "SKILL_FOLDER", "install_host_main",
            "split_install_argv"]
@@ -40,19 +40,7 @@ HOSTS = "readingroom.hosts:HOSTS"
 
 def split_install_argv(argv: Sequence[str]) -> tuple[Path | None, list[str]] | None:
     """``(data_dir, arguments after 'install-host')`` for an install-host command, else None."""
-    data_dir: Path | None = None
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "--data-dir" and i + 1 < len(argv):
-            data_dir, i = Path(argv[i + 1]), i + 2
-        elif word.startswith("--data-dir="):
-            data_dir, i = Path(word.partition("=")[2]), i + 1
-        elif word in ("--json", "--debug"):
-            i += 1
-        else:
-            return (data_dir, list(argv[i + 1:])) if word == "install-host" else None
-    return None
+    return split_command(argv, "install-host")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -18,7 +18,7 @@ from typing import Any
 from ...core.declaration import help_text
 from ...core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
 from .. import SERVER
-from . import data_folder
+from . import data_folder, split_command
 
 __all__ = ["MCP_USAGE", "mcp_main", "split_mcp_argv"]
 
@@ -61,19 +61,7 @@ registered packages: use the book-agent command line for init, replace and remov
 
 def split_mcp_argv(argv: Sequence[str]) -> tuple[Path | None, list[str]] | None:
     """``(data_dir, arguments after 'mcp')`` when ``argv`` is an ``mcp`` command, else None."""
-    data_dir: Path | None = None
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "--data-dir" and i + 1 < len(argv):
-            data_dir, i = Path(argv[i + 1]), i + 2
-        elif word.startswith("--data-dir="):
-            data_dir, i = Path(word.partition("=")[2]), i + 1
-        elif word in ("--json", "--debug"):
-            i += 1
-        else:
-            return (data_dir, list(argv[i + 1:])) if word == "mcp" else None
-    return None
+    return split_command(argv, "mcp")
 
 
 class _Refused(Exception):

@@ -1,8 +1,8 @@
 """docs/architecture.md's module tree is the code's: every folder and module named, none invented.
 
-For ``core`` and every server but book-agent (whose rooms issue 19 §3 redraws) each module and
-sub-folder of the package has its own line in the tree, and each line names a real one; for the
-rest of the package (book/, hosts/, setup/, admin/) the tree names every top-level folder.
+For ``core`` and every server each module and sub-folder of the package has its own line in the
+tree, and each line names a real one; for the rest of the package (hosts/, setup/, admin/) the
+tree names every top-level folder.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import readingroom
 from .conftest import REPO_ROOT
 
 PACKAGE = Path(readingroom.__file__).parent
-DETAILED = ("core", "ndl", "literature", "heritage", "cinii", "jstage")
+DETAILED = ("core", "ndl", "literature", "heritage", "cinii", "jstage", "book")
 """Packages whose every module the tree lists line by line."""
 _SKIP = {"__init__.py", "__main__.py", "__pycache__", "canned"}
 

@@ -67,24 +67,7 @@ def _imported_names(name: str) -> list[tuple[str, str]]:
     return found
 
 
-IMPORTS_PRIVATE_NAMES = frozenset({
-    "readingroom.book.ingest.epub.navigation",
-    "readingroom.book.ingest.epub.package",
-    "readingroom.book.ingest.epub.reader",
-    "readingroom.book.ingest.epub.text",
-    "readingroom.book.library.batch",
-    "readingroom.book.server",
-    "readingroom.book.service",
-})
-"""Modules still taking private or unexported names from their neighbours (the EPUB reader's
-import circle, book/'s render and locate constants, the library's use of package's pid check:
-book/ is redrawn by issue 19 §3). Strict: a module that is fixed fails here until it is taken
-off the list."""
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="issue 19 §3"))
-    if n in IMPORTS_PRIVATE_NAMES else n for n in module_names()])
+@pytest.mark.parametrize("name", module_names())
 def test_only_exported_names_are_imported(name: str):
     """A name taken from another module of the suite is one that module exports."""
     outside = []

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from readingroom.admin import receipts
-from readingroom.core.ledger import PROOF_LIMITS, Ledger
+from readingroom.core.ledger import Ledger
+from readingroom.core.verification import PROOF_LIMITS
 
 QHASH_A = "a" * 8 + "1" * 56
 QHASH_B = "b" * 8 + "2" * 56

@@ -10,8 +10,9 @@ import re
 from itertools import pairwise
 
 from readingroom.book.model import SourceDocument, SourceUnit, TocEntry
-from readingroom.book.records import MAX_RECORD_CHARS, NO_TEXT_LAYER, build_book_text
+from readingroom.book.records import MAX_RECORD_CHARS, build_book_text
 from readingroom.book.text import is_cjk
+from readingroom.book.view import NO_TEXT_LAYER
 
 
 def _chapter(index: int, title: str, paragraphs: list[tuple[str, str]], **kw) -> SourceUnit:

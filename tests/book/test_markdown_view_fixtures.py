@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from readingroom.book.ingest import ingest
-from readingroom.book.records import MAX_RECORD_CHARS, NO_TEXT_LAYER, build_book_text
+from readingroom.book.records import MAX_RECORD_CHARS, build_book_text
 from readingroom.book.text import is_cjk
+from readingroom.book.view import NO_TEXT_LAYER
 
 from ..conftest import samples_dir
 from .conftest import fixture_books

@@ -6,8 +6,8 @@ from itertools import pairwise
 
 import pytest
 
-from readingroom.book.records import NO_TEXT_LAYER
 from readingroom.book.service import BookService
+from readingroom.book.view import NO_TEXT_LAYER
 
 from .make_markdown_view import make_mixed_scan_pdf
 

@@ -12,7 +12,7 @@ import json
 import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from readingroom.book import cli
+from readingroom.book.commands import cli
 from readingroom.book.server import build_book_server
 from readingroom.book.service import BookService
 

@@ -26,7 +26,7 @@ from readingroom.core.http import (
     UpstreamTransportError,
     redact_headers,
 )
-from readingroom.core.ledger import redact
+from readingroom.core.redaction import redact
 
 pytestmark = pytest.mark.anyio
 

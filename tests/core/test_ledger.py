@@ -17,15 +17,13 @@ from readingroom.core.ledger import (
     MAX_LINE_BYTES,
     Ledger,
     LedgerError,
-    ProblemKind,
     deposit,
-    is_head_hash,
     iter_receipts,
     line_hash,
-    query_hash,
-    redact,
-    verify,
 )
+from readingroom.core.receipt import query_hash
+from readingroom.core.redaction import redact
+from readingroom.core.verification import ProblemKind, is_head_hash, verify
 
 
 def receipt(n: int = 1, **extra: object) -> dict[str, object]:

@@ -7,7 +7,12 @@ from pathlib import Path, PureWindowsPath
 import platformdirs
 import pytest
 
-from readingroom.core.platform import DATA_DIR_NAME_WINDOWS, Machine, default_data_dir
+from readingroom.core.platform import (
+    DATA_DIR_NAME_WINDOWS,
+    Machine,
+    default_data_dir,
+    server_data_dir,
+)
 
 
 def test_windows_paths_are_written_for_windows_from_anywhere(tmp_path: Path):
@@ -53,3 +58,15 @@ def test_default_data_dir_is_outside_appdata_on_windows(tmp_path: Path):
     linux = Machine(home=tmp_path, platform="linux")
     assert default_data_dir(linux) == platformdirs.user_data_path("readingroom",
                                                                   appauthor=False)
+
+
+def test_a_servers_data_dir_is_its_variable_else_the_suites_folder_plus_its_name(tmp_path: Path):
+    windows = Machine(home=tmp_path / "alice", platform="win32")
+    assert server_data_dir("book-agent", "BOOK_AGENT_DATA_DIR", windows) == (
+        tmp_path / "alice" / DATA_DIR_NAME_WINDOWS / "book-agent")
+    chosen = Machine(home=tmp_path, platform="linux",
+                     env={"BOOK_AGENT_DATA_DIR": f" {tmp_path / 'mine'} "})
+    assert server_data_dir("book-agent", "BOOK_AGENT_DATA_DIR", chosen) == tmp_path / "mine"
+    blank = Machine(home=tmp_path, platform="linux", env={"BOOK_AGENT_DATA_DIR": "  "})
+    assert server_data_dir("book-agent", "BOOK_AGENT_DATA_DIR", blank) == (
+        default_data_dir(blank) / "book-agent")

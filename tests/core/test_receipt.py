@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.core import ledger
+from readingroom.core import receipt, redaction, verification
 from readingroom.core.clock import FakeClock
 from readingroom.core.envelope import Envelope, ResultInfo
 from readingroom.core.receipt import deposit
@@ -33,12 +33,12 @@ async def test_a_deposit_is_one_chained_line_with_secrets_redacted(tmp_path: Pat
     )
     assert env.receipt == got and got.deposited and got.issued_at == "2026-12-01T09:30:00.000Z"
     (line,) = [json.loads(t) for t in path.read_text("utf-8").splitlines()]
-    assert line["params"] == {"q": "x", "api_key": ledger.REDACTED}
+    assert line["params"] == {"q": "x", "api_key": redaction.REDACTED}
     assert "s3cret" not in path.read_text("utf-8")
     assert line["server"] == "toy-mcp" and line["result_ids"] == ["r1", "r2"]
     assert line["normalized_terms"] == ["x"] and line["total"] == 2
-    assert got.query_hash == ledger.query_hash("title=x", line["params"])
-    assert got.ledger_hash == line["hash"] and ledger.verify(path).ok
+    assert got.query_hash == receipt.query_hash("title=x", line["params"])
+    assert got.ledger_hash == line["hash"] and verification.verify(path).ok
 
 
 async def test_without_a_ledger_the_envelope_says_so(tmp_path: Path):

@@ -11,7 +11,7 @@ from mcp.shared.exceptions import McpError
 from mcp.types import INVALID_PARAMS
 
 from readingroom.core.envelope import response_schema, tool_output_schema
-from readingroom.core.ledger import verify
+from readingroom.core.verification import verify
 from readingroom.ndl.models import NdlItem
 
 from .harness import Upstream, xml

@@ -22,7 +22,7 @@ import sys
 import pytest
 from tests.book.make_books import make_pdf
 
-from readingroom.book import cli
+from readingroom.book.commands import cli
 
 CLI = [sys.executable, "-m", "readingroom.book"]
 

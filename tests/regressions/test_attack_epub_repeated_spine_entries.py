@@ -71,7 +71,7 @@ def test_every_read_counts_against_the_expansion_budget(tmp_path: Path, monkeypa
     path = make_epub(tmp_path / "b.epub", [("One", _chapter(300 * 1024))], nav=False, ncx=False)
     monkeypatch.setattr(epub_container, "MAX_TOTAL_BYTES", 400 * 1024)
     with zipfile.ZipFile(path) as archive:
-        box = epub_container._Container(archive, path)
+        box = epub_container.Container(archive, path)
         box.read("OEBPS/chapter01.xhtml")
         with pytest.raises(CoreError) as caught:
             box.read("OEBPS/chapter01.xhtml")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.core import ledger
+from readingroom.core import ledger, verification
 from readingroom.core.errors import Code
 from readingroom.core.rawstdio import RawStdioClient
 from readingroom.ndl.fake import FakeSru
@@ -89,7 +89,7 @@ def test_a_fifo_head_file_is_refused_too(tmp_path: Path) -> None:
                                                                          str(path)}), QUICK_S)
         assert done, "the deposit blocked reading the FIFO head"
         assert outcome.deposited is False and "not a regular file" in outcome.message
-        done, report = _bounded(lambda: ledger.verify(path), QUICK_S)
+        done, report = _bounded(lambda: verification.verify(path), QUICK_S)
         assert done, "verify blocked reading the FIFO head"
         assert report.count == 1 and any("head" in p.message for p in report.problems)
     finally:

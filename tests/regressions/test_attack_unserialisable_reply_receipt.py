@@ -21,8 +21,8 @@ from pathlib import Path
 from tests.conftest import REPO_ROOT
 
 from readingroom.core.envelope import DEPTH_MARKER
-from readingroom.core.ledger import verify
 from readingroom.core.rawstdio import RawStdioClient
+from readingroom.core.verification import verify
 
 
 def _run(tmp_path: Path, *tools: str) -> tuple[dict[str, dict], list[dict]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from tests.book.make_epub_classes import make_book
 
-from readingroom.book.cli import render_text
+from readingroom.book.commands.cli import render_text
 from readingroom.book.service import BookService
 
 

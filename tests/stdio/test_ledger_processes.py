@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.core.ledger import GENESIS_HASH, ProblemKind, verify
+from readingroom.core.ledger import GENESIS_HASH
+from readingroom.core.verification import ProblemKind, verify
 
 WORKERS = 8
 EACH = 50

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .receipts import visible
+from .shown import visible
 
 __all__ = ["CATALOGUES", "CatalogueSearch", "Topic", "cross_index", "cross_index_markdown"]
 

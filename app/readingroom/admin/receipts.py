@@ -4,7 +4,7 @@
 the history up to a head cited earlier; ``report`` lists which terms were searched where and
 when, as Markdown to paste into a methods section or as CSV for a spreadsheet, and gives the
 head to cite. Both say what the chain proves and what it cannot
-(:data:`~readingroom.core.ledger.PROOF_LIMITS`). This is the admin CLI, not an MCP server, so
+(:data:`~readingroom.core.verification.PROOF_LIMITS`). This is the admin CLI, not an MCP server, so
 it writes to stdout.
 
 The terms in the ledger are chosen by an assistant, which injected text can steer, so both
@@ -21,7 +21,6 @@ import argparse
 import csv
 import io
 import os
-import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,19 +30,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.files import write_atomically
-from ..core.ledger import PROOF_LIMITS, VerifyReport, is_head_hash, iter_receipts, verify
+from ..core.ledger import iter_receipts
 from ..core.settings import ENV_RECEIPT_LOG
+from ..core.verification import PROOF_LIMITS, VerifyReport, is_head_hash, verify
+from .shown import csv_cell, visible
 
 __all__ = [
     "CSV_COLUMNS",
     "cmd_report",
     "cmd_verify",
-    "csv_cell",
     "register",
     "render_csv",
     "render_markdown",
     "select_receipts",
-    "visible",
 ]
 
 CSV_COLUMNS = (
@@ -64,41 +63,6 @@ CSV_COLUMNS = (
 )
 
 _SHORT = 12
-
-_HIDDEN = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
-    "\ud800-\udfff]"
-)
-"""Characters a reader cannot see, or that change what is displayed around them: C0 and C1
-controls, DEL, the Arabic letter mark, zero-width characters, LRM/RLM, line and paragraph
-separators, bidi embeddings, overrides and isolates, word joiners, the BOM, lone surrogates."""
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-"""What makes a spreadsheet read a cell as a formula (OWASP, CSV Injection)."""
-
-
-def visible(text: str) -> str:
-    """``text`` with every character of :data:`_HIDDEN` shown as its escape (``\\u202e``)."""
-    return _HIDDEN.sub(_escape, text)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def csv_cell(value: Any) -> Any:
-    """A cell fit for a spreadsheet: controls shown escaped, a formula start neutralised.
-
-    Numbers stay numbers. A text cell whose first character a spreadsheet would read as the
-    start of a formula is prefixed with ``'`` (checked before escaping, so a leading tab or
-    CR, escaped to ``\\x09``, is still marked).
-    """
-    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
-        return "" if value is None else value
-    text = str(value)
-    shown = visible(text)
-    return "'" + shown if text.startswith(_FORMULA_START) else shown
-
 
 def register(subparsers: Any) -> None:
     """Add the ``receipts`` command group (``verify``, ``report``) to argparse subparsers."""
@@ -285,7 +249,7 @@ def render_markdown(
                 f"`{_short(line.get('query_hash'))}`" if line.get("query_hash") else "—",
             ]
             out.write("| " + " | ".join(_md_cell(c) for c in cells) + " |\n")
-    from .crossindex import cross_index_markdown  # imports this module: loaded when used
+    from .crossindex import cross_index_markdown  # loaded when used
 
     out.write(cross_index_markdown(receipts))
     return out.getvalue()

@@ -11,11 +11,11 @@ from ..core.declaration import DATA_DIR, Library, ServerInfo, Setting
 __all__ = ["ENV_DATA_DIR", "SERVER", "library_runs"]
 
 ENV_DATA_DIR = "BOOK_AGENT_DATA_DIR"
-"""The data folder when ``--data-dir`` is not given (``cli.default_data_dir`` reads it)."""
+"""The data folder when ``--data-dir`` is not given (``commands.data_folder`` reads it)."""
 
 SERVER = ServerInfo(
     name="book-agent",
-    entry_point="readingroom.book.cli:main",
+    entry_point="readingroom.book.commands.cli:main",
     title="Your own books (PDF, EPUB, Markdown) as verifiable book packages",
     description="Search, read, cite with verified source locators, and look at pages and "
     "images of the books you registered with `book-agent init`; read-only.",

@@ -34,8 +34,16 @@ from .furniture import MASK, mask_furniture, spans_within
 from .model import SourceUnit
 from .text import cjk_joins, folds_between, is_cjk, normalise, normalise_with_offsets
 
-__all__ = ["MAX_LOCATOR_CHARS", "QUOTE_CHARS", "Locator", "SourceText", "check_locator",
-           "parse_locator", "strip_typed_ruby"]
+__all__ = [
+    "MAX_CANDIDATES",
+    "MAX_LOCATOR_CHARS",
+    "QUOTE_CHARS",
+    "Locator",
+    "SourceText",
+    "check_locator",
+    "parse_locator",
+    "strip_typed_ruby",
+]
 
 QUOTE_CHARS = 300
 MAX_LOCATOR_CHARS = 64_000

@@ -47,14 +47,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-from .mcp_main import RENDER_CHILD_FLAG
-
 if TYPE_CHECKING:
     from .render import RenderedPage
 
-__all__ = ["DRAIN_S", "THREAD_NAME_PREFIX", "PoolStats", "RenderProcesses",
+__all__ = ["DRAIN_S", "RENDER_CHILD_FLAG", "THREAD_NAME_PREFIX", "PoolStats", "RenderProcesses",
            "WorkerPool", "child_main", "job_deadline", "render_child_command"]
 
+RENDER_CHILD_FLAG = "--internal-render-child"
+"""The frozen executable's only argument when the MCP server starts it as a page renderer
+(:func:`child_main`; ``book-agent`` checks for it before anything else)."""
 THREAD_NAME_PREFIX = "book-worker"
 DRAIN_S = 10.0
 """How long a render past its call's deadline may still finish before its child is killed."""

@@ -76,6 +76,7 @@ __all__ = [
     "check_book_id",
     "damaged",
     "file_digest",
+    "pid_alive",
     "record_files",
 ]
 
@@ -155,7 +156,7 @@ def _host_tag() -> str:
     return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     """Whether a process with this id runs on this host (unknown counts as alive)."""
     if pid <= 0:
         return False
@@ -588,7 +589,7 @@ class Registry:
             elif owner.group(2) != here:
                 live = True  # another host's process: its liveness cannot be checked here
             else:
-                live = _pid_alive(int(owner.group(1)))
+                live = pid_alive(int(owner.group(1)))
             found.append((path, live))
         return found
 

@@ -20,8 +20,19 @@ from urllib.parse import unquote, urlsplit
 
 from ..core.errors import Code, CoreError
 
-__all__ = ["IMAGE_HREF_FORMS", "MAX_EDGE_PX", "MAX_PNG_BYTES", "EpubImage", "RenderedPage",
-           "epub_image", "render_pdf_page", "resolve_epub_image"]
+__all__ = [
+    "DEFAULT_DPI",
+    "IMAGE_HREF_FORMS",
+    "MAX_DPI",
+    "MAX_EDGE_PX",
+    "MAX_PNG_BYTES",
+    "MIN_DPI",
+    "EpubImage",
+    "RenderedPage",
+    "epub_image",
+    "render_pdf_page",
+    "resolve_epub_image",
+]
 
 MAX_EDGE_PX = 2000
 MAX_PNG_BYTES = 1_500_000

@@ -351,7 +351,6 @@ def _clean(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class _Launch:
-    served: str | None
     image_results: ImageResults
     deadline_s: float
     concurrency: int
@@ -370,26 +369,11 @@ class BookTools:
     # ------------------------------------------------------------------ confinement
     def book(self, book_id: str | None, *, required: bool = True) -> str | None:
         """The book a call is about: the served one, or the caller's on an all-books server."""
-        served = self.launch.served
-        if served is not None:
-            if book_id is not None and book_id != served:
-                raise CoreError(
-                    Code.BOOK_NOT_ALLOWED,
-                    f"This server serves only the book {served!r}.",
-                    details={"served": [served], "asked": book_id[:64]},
-                    remediation=f"Omit book_id or pass {served!r}.",
-                )
-            return served
-        if book_id is None and required:
-            raise CoreError(Code.INVALID_ARGUMENT, "book_id is required on this server (it "
-                            "serves every registered book).",
-                            details={"errors": [{"loc": ["book_id"], "msg": "required"}]},
-                            remediation="Take an id from book_list.")
-        return book_id
+        return self.service.confinement.book(book_id, required=required)
 
     def _locator_book(self, locator: dict[str, Any] | str) -> None:
         """BOOK_NOT_ALLOWED for a locator of another book on a single-book server."""
-        if self.launch.served is None:
+        if self.service.confinement.served is None:
             return
         from .locate import parse_locator
 
@@ -426,8 +410,9 @@ class BookTools:
         book_id = self.book(args.book_id, required=False)
         env = self.service.status(book_id)
         data = dict(env.data or {})
+        served = self.service.confinement.served
         data["server"] = {
-            "served": [self.launch.served] if self.launch.served else "every registered book",
+            "served": [served] if served else "every registered book",
             "deadline_s": self.launch.deadline_s,
             "concurrency": self.launch.concurrency,
             "image_results": self.launch.image_results,
@@ -474,16 +459,14 @@ class BookTools:
         Without ``book_id`` on a server of every book (or with ``book_ids``, ``collection``
         or ``tag``), the whole library (or those books) in one ranked list; a server of one
         book searches only it."""
-        served = self.launch.served
+        served = self.service.confinement.served
         if args.book_id is not None and args.library():
             raise CoreError(Code.INVALID_ARGUMENT, "Give book_id or book_ids/collection/tag, "
                             "not both.", remediation="Omit book_id to search several books.")
         if served is not None and args.library() and (
                 args.book_ids is None or set(args.book_ids) != {served} or args.collection
                 or args.tag):
-            raise CoreError(
-                Code.BOOK_NOT_ALLOWED, f"This server serves only the book {served!r}.",
-                details={"served": [served]},
+            raise self.service.confinement.refusal(
                 remediation="Omit book_ids, collection and tag to search it.")
         if served is None and args.book_id is None:
             if args.hints:
@@ -749,10 +732,10 @@ def build_book_server(
     # MuPDF holds the GIL while it renders: pages are rendered in child processes, so the
     # event loop and the stdio transport keep answering (and deadlines hold) under load.
     renderers = RenderProcesses(max(1, min(n, os.cpu_count() or 1)))
-    service = BookService(data_dir, allowed_ids={book_id} if book_id else None,
+    service = BookService(data_dir, served=book_id,
                           semantic=semantic, reranker=reranker,
                           page_renderer=renderers.render)
-    tools = BookTools(service, WorkerPool(n), _Launch(book_id, image_results, deadline, n),
+    tools = BookTools(service, WorkerPool(n), _Launch(image_results, deadline, n),
                       renderers)
     server = build_server(SERVER, INSTRUCTIONS, tools.specs(), env=settings,
                           finish=_with_capabilities)

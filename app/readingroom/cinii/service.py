@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import ledger, receipt, responses, secrets
+from ..core import receipt, redaction, responses, secrets
 from ..core.clock import Clock, SystemClock
 from ..core.envelope import (
     Envelope,
@@ -78,7 +78,7 @@ SORT_ORDERS: dict[str, str] = {"relevance": "4", "newest": "0", "oldest": "1", "
 _TERMS = ("q", "title", "creator", "publisher", "isbn")
 _DATE = re.compile(r"^[0-9]{4}(0[1-9]|1[0-2])?$")
 _ISBN = re.compile(r"^(?:[0-9]{9}[0-9X]|[0-9]{13})$")
-_REDACTED = ledger.REDACTED
+_REDACTED = redaction.REDACTED
 
 
 class CiniiService:

@@ -25,7 +25,7 @@ Search terms travel in the query string and credentials in headers or the query 
 message, detail or log line written here contains a query string, a header value or a response
 body: URLs are reported as ``scheme://host/path``. Where a caller must show the headers it sent
 (a receipt, a debug dump), :func:`redact_headers` masks them with the same marker and the same
-names :func:`readingroom.core.ledger.redact` uses for query parameters.
+names :func:`readingroom.core.redaction.redact` uses for query parameters.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import httpx
 from .bounds import json_values, load_json
 from .clock import Clock, SystemClock
 from .errors import Code, CoreError, FixedError
-from .ledger import DEFAULT_SECRET_NAMES, redact
+from .redaction import DEFAULT_SECRET_NAMES, redact
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -116,7 +116,7 @@ SECRET_HEADER_NAMES: frozenset[str] = DEFAULT_SECRET_NAMES | frozenset(
     }
 )
 """Header names whose values :func:`redact_headers` masks (compared case-insensitively): the
-query-parameter names of :data:`readingroom.core.ledger.DEFAULT_SECRET_NAMES` plus the usual
+query-parameter names of :data:`readingroom.core.redaction.DEFAULT_SECRET_NAMES` plus the usual
 credential headers."""
 
 
@@ -231,7 +231,7 @@ def redact_headers(
 ) -> dict[str, str]:
     """A copy of ``headers`` fit to show: secret-named and :class:`Revealable` values masked.
 
-    The marker and the comparison are those of :func:`readingroom.core.ledger.redact`, so a
+    The marker and the comparison are those of :func:`readingroom.core.redaction.redact`, so a
     credential looks the same whether it travelled in a header or in the query string.
 
     Args:

@@ -9,13 +9,13 @@ Appends from many processes are serialised by a cross-process file lock around
 read-tail + append + fsync, so the chain never forks. A crash mid-write leaves a torn last
 line; the next append terminates it and names it (``after_torn``) instead of chaining onto
 garbage. A sidecar ``<ledger>.head`` file records the count and hash of the last line so that
-:func:`verify` can see whole lines cut from the end, which a chain alone cannot.
+:func:`.verification.verify` can see whole lines cut from the end, which a chain alone cannot.
 
 Lines are read with a bounded parser (at most :data:`MAX_LINE_BYTES` a line and
 :data:`MAX_DEPTH` levels of nesting, no ``NaN``/``Infinity``, no number out of range), streamed
-so no line is held in memory past the limit: a hostile line is a finding of :func:`verify` that
-names it, never an exception. What the chain proves, and what it cannot, is
-:data:`PROOF_LIMITS`; :func:`verify` with ``head=`` checks a cited head (see :class:`Anchor`).
+so no line is held in memory past the limit: a hostile line is a finding of
+:func:`.verification.verify` that names it, never an exception. Verification (what the chain
+proves, a cited head) is :mod:`.verification`; this module writes and reads.
 """
 
 from __future__ import annotations
@@ -29,10 +29,9 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
 from time import monotonic as _monotonic
 from typing import Any
@@ -43,32 +42,28 @@ from .bounds import json_nests_deeper
 from .envelope import utc_now_iso
 from .errors import Code
 from .files import write_atomically
+from .redaction import redact
 from .settings import ENV_RECEIPT_LOG
 
 __all__ = [
-    "DEFAULT_SECRET_NAMES",
     "GENESIS_HASH",
     "LEDGER_VERSION",
     "MAX_DEPTH",
     "MAX_LINE_BYTES",
-    "PROOF_LIMITS",
-    "Anchor",
     "DepositOutcome",
     "Ledger",
     "LedgerError",
     "NotARegularFileError",
-    "Problem",
-    "ProblemKind",
-    "VerifyReport",
     "canonical_json",
+    "decode_line",
     "deposit",
     "describe_os_error",
-    "is_head_hash",
     "iter_receipts",
+    "ledger_snapshot",
+    "line_acks",
     "line_hash",
-    "query_hash",
-    "redact",
-    "verify",
+    "open_regular",
+    "read_lines",
 ]
 
 log = logging.getLogger(__name__)
@@ -79,22 +74,6 @@ LOCK_TIMEOUT = 10.0
 READ_LOCK_TIMEOUT = 2.0
 """How long :func:`verify` waits for a busy ledger's lock before reading it unlocked (an
 append-only file read up to a size taken first is consistent either way)."""
-REDACTED = "[REDACTED]"
-DEFAULT_SECRET_NAMES: frozenset[str] = frozenset(
-    {
-        "appid",
-        "api_key",
-        "apikey",
-        "key",
-        "token",
-        "access_token",
-        "password",
-        "secret",
-        "client_secret",
-        "auth",
-        "authorization",
-    }
-)
 
 _LEDGER_FIELDS = ("v", "seq", "prev_hash", "hash", "after_torn")
 # Defence in depth: the ledger holds identifiers, never the records themselves.
@@ -107,17 +86,7 @@ MAX_LINE_BYTES = 1024 * 1024
 MAX_DEPTH = 32
 """The deepest nesting of arrays and objects a ledger line may have (a receipt uses four)."""
 
-PROOF_LIMITS = (
-    "A hash chain without a key detects accidental damage, lines cut from the end (while the "
-    ".head file is kept) and edits by anyone who does not recompute the hashes. It does not "
-    "detect a deliberate rewrite: whoever can write the file can recompute every hash and the "
-    "head. To show later that the history was not rewritten, cite the head hash (a methods "
-    "section, a lab notebook, an e-mail) and check it with `readingroom receipts verify --head "
-    "HASH`."
-)
-"""What a verified ledger proves and what it does not, in the words every output uses."""
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 # flock is per open file, so two threads of one process could in principle each hold their
@@ -181,7 +150,7 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 
 
-def _open_regular(path: Path, *, role: str = "ledger", follow: bool = True) -> Any:
+def open_regular(path: Path, *, role: str = "ledger", follow: bool = True) -> Any:
     """``path`` opened for binary reading, never blocking, only when it is a regular file.
 
     The open itself does not block (``O_NONBLOCK``: a FIFO would wait for a writer), and the
@@ -199,82 +168,6 @@ def _open_regular(path: Path, *, role: str = "ledger", follow: bool = True) -> A
     except BaseException:
         os.close(fd)
         raise
-
-
-class ProblemKind(StrEnum):
-    """What is wrong with a ledger line."""
-
-    edited = "edited"
-    broken_chain = "broken_chain"
-    torn = "torn"
-    truncated = "truncated"
-    unparseable = "unparseable"
-    anchor_missing = "anchor_missing"
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One finding of :func:`verify`.
-
-    ``level`` is ``"error"`` (the ledger is not intact) or ``"warning"`` (noted, but the
-    chain still proves every receipt, e.g. an acknowledged torn line).
-    """
-
-    line: int
-    kind: ProblemKind
-    message: str
-    level: str = "error"
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.kind.value} — {self.message}"
-
-
-@dataclass(frozen=True)
-class Anchor:
-    """Whether a ledger still holds the exact history up to a head hash cited earlier.
-
-    Attributes:
-        hash: the cited head (64 hex digits).
-        found: a line with that hash is in the ledger.
-        line: that line's number in the file, when found.
-        seq: that line's receipt number, when found.
-        holds: found, and every line up to it is unedited and chained from the start, so the
-            receipts up to it are exactly those the cited hash was computed over.
-    """
-
-    hash: str
-    found: bool
-    line: int | None = None
-    seq: int | None = None
-    holds: bool = False
-
-
-@dataclass
-class VerifyReport:
-    """The result of :func:`verify`.
-
-    ``head_hash`` and ``head_seq`` are the last receipt's hash and number: the head to cite.
-    ``anchor`` is the check of a cited head when :func:`verify` was given one.
-    """
-
-    ok: bool
-    count: int
-    problems: list[Problem] = field(default_factory=list)
-    first_bad_line: int | None = None
-    head_hash: str | None = None
-    lines: int = 0
-    head_seq: int = 0
-    anchor: Anchor | None = None
-
-    @property
-    def errors(self) -> list[Problem]:
-        """Problems that make the ledger not intact."""
-        return [p for p in self.problems if p.level == "error"]
-
-    @property
-    def warnings(self) -> list[Problem]:
-        """Problems noted that do not break the proof."""
-        return [p for p in self.problems if p.level != "error"]
 
 
 @dataclass(frozen=True)
@@ -302,29 +195,6 @@ def _sha256(data: bytes) -> str:
 def line_hash(line: Mapping[str, Any]) -> str:
     """SHA-256 hex of a ledger line's canonical JSON without its ``hash`` key."""
     return _sha256(canonical_json({k: v for k, v in line.items() if k != "hash"}))
-
-
-def query_hash(query: str, params: Mapping[str, str]) -> str:
-    """SHA-256 hex over the canonical JSON of ``{"query": query, "params": params}``.
-
-    Args:
-        query: the normalised query string (e.g. the CQL sent).
-        params: the request parameters sent (redact secrets first).
-    """
-    return _sha256(canonical_json({"query": query, "params": dict(params)}))
-
-
-def redact(
-    params: Mapping[str, Any], secret_names: Iterable[str] = DEFAULT_SECRET_NAMES
-) -> dict[str, Any]:
-    """A copy of ``params`` with the values of secret-looking keys replaced by ``[REDACTED]``.
-
-    Args:
-        params: request parameters.
-        secret_names: key names to redact, compared case-insensitively.
-    """
-    secrets = {name.lower() for name in secret_names}
-    return {k: (REDACTED if str(k).lower() in secrets else v) for k, v in params.items()}
 
 
 def _refuse_constant(name: str) -> Any:
@@ -368,7 +238,7 @@ def _bounded_json(raw: bytes) -> tuple[Any, str]:
     return obj, ""
 
 
-def _decode_line(raw: bytes | None) -> tuple[dict[str, Any] | None, str]:
+def decode_line(raw: bytes | None) -> tuple[dict[str, Any] | None, str]:
     """The line as a ledger-shaped object, or ``(None, why it cannot be one)``.
 
     ``raw`` is None for a line the reader stopped holding because it was too long.
@@ -390,7 +260,7 @@ def _decode_line(raw: bytes | None) -> tuple[dict[str, Any] | None, str]:
 
 def _parse_line(raw: bytes | None) -> dict[str, Any] | None:
     """The line as a ledger-shaped object, or None when it cannot be one."""
-    return _decode_line(raw)[0]
+    return decode_line(raw)[0]
 
 
 @dataclass(frozen=True)
@@ -403,7 +273,7 @@ class _RawLine:
     ends_nl: bool
 
 
-def _read_lines(fh: Any, limit: int | None = None) -> Iterator[_RawLine]:
+def read_lines(fh: Any, limit: int | None = None) -> Iterator[_RawLine]:
     """Stream the lines of ``fh`` (the first ``limit`` bytes) holding at most one capped line.
 
     A line longer than :data:`MAX_LINE_BYTES` is still hashed and counted, but its bytes are
@@ -442,7 +312,7 @@ def _read_lines(fh: Any, limit: int | None = None) -> Iterator[_RawLine]:
                        digest.hexdigest(), False)
 
 
-def _acks(obj: Mapping[str, Any]) -> list[tuple[Any, Any]]:
+def line_acks(obj: Mapping[str, Any]) -> list[tuple[Any, Any]]:
     """The (line, sha256) pairs a line's ``after_torn`` acknowledges."""
     ack = obj.get("after_torn")
     if ack is None:
@@ -465,7 +335,7 @@ def _read_head(head_path: Path) -> tuple[dict[str, Any] | None, bool]:
             go on; :func:`verify` reports it as an unreadable head).
     """
     try:
-        with _open_regular(head_path, role="head") as fh:
+        with open_regular(head_path, role="head") as fh:
             raw = fh.read(MAX_LINE_BYTES + 1)
     except FileNotFoundError:
         return None, False
@@ -556,7 +426,7 @@ class Ledger:
             encoded = json.dumps(
                 line, ensure_ascii=False, separators=(",", ":"), allow_nan=False
             ).encode("utf-8")
-            _, reason = _decode_line(encoded)
+            _, reason = decode_line(encoded)
             if reason:
                 # verify would refuse the line: writing it would damage the ledger.
                 raise ValueError(f"the receipt line would be {reason}")
@@ -564,9 +434,6 @@ class Ledger:
             self._write_head(seq, line["hash"])
         return line
 
-    def verify(self, *, head: str | None = None) -> VerifyReport:
-        """Verify this ledger; see :func:`verify`."""
-        return verify(self.path, head=head)
 
     def _refuse_special(self) -> None:
         _refuse_special(self.path)
@@ -614,7 +481,7 @@ class Ledger:
         prefix = b""
         torn: list[dict[str, Any]] = []
         if size:
-            with _open_regular(self.path, follow=False) as fh:
+            with open_regular(self.path, follow=False) as fh:
                 raw, ends_nl = _read_last_line(fh, size)
                 last = _parse_line(raw)
                 if last is None:
@@ -688,8 +555,8 @@ def _scan_tail(
     last: dict[str, Any] | None = None
     after: list[tuple[int, str, bool, str]] = []
     ends_nl = True
-    for line in _read_lines(fh, size):
-        obj, reason = _decode_line(line.raw)
+    for line in read_lines(fh, size):
+        obj, reason = decode_line(line.raw)
         ends_nl = line.ends_nl
         if obj is None:
             torn_shaped = not line.ends_nl and line.raw is not None
@@ -699,7 +566,7 @@ def _scan_tail(
     return last, after, ends_nl
 
 
-def _snapshot(path: Path) -> tuple[int, dict[str, Any] | None, bool]:
+def ledger_snapshot(path: Path) -> tuple[int, dict[str, Any] | None, bool]:
     """The ledger's size and head as of one moment, taken under the lock when there is one.
 
     The ledger is append-only, so its first ``size`` bytes can be read after the lock is
@@ -725,231 +592,14 @@ def _snapshot(path: Path) -> tuple[int, dict[str, Any] | None, bool]:
     return read()
 
 
-def verify(path: os.PathLike[str] | str, *, head: str | None = None) -> VerifyReport:
-    """Check a ledger's hash chain, torn lines and head file, and optionally a cited head.
-
-    Reading follows a symbolic link, and the head file is read beside the file it points to.
-    Memory stays bounded whatever the file holds (lines are streamed and capped).
-
-    Args:
-        path: the ledger file.
-        head: a head hash cited earlier (64 hex digits); the report's ``anchor`` says whether
-            the ledger still holds exactly the history up to it. A cited head that is not
-            there, or whose history was changed, is an error.
-
-    Raises:
-        OSError: the ledger file cannot be read; :class:`NotARegularFileError` (an OSError)
-            when it is a FIFO, folder or device, which is refused without blocking.
-
-    Returns:
-        A report whose ``ok`` is False when any line was edited, removed, reordered or
-        inserted, a line is not a receipt, a torn line is not acknowledged, lines were cut
-        from the end, or the cited head does not hold.
-    """
-    path = Path(os.path.realpath(path))
-    with _open_regular(path):
-        pass  # refuse a FIFO or device before anything waits on it
-    size, head_file, head_bad = _snapshot(path)
-    problems: list[Problem] = []
-    count = 0
-    prev_hash, expected_seq, prev_line = GENESIS_HASH, 1, 0
-    pending: list[tuple[int, str, bool, str]] = []
-    last_seq, last_hash = 0, None
-    seq_lines: dict[int, tuple[int, str]] = {}
-    lines = 0
-    anchor_at: tuple[int, int] | None = None
-    cited = head.lower() if head is not None else None
-
-    with _open_regular(path) as fh:
-        for entry in _read_lines(fh, size):
-            number = lines = entry.number
-            obj, reason = _decode_line(entry.raw)
-            if obj is None:
-                pending.append((number, entry.sha256, entry.ends_nl, reason))
-                continue
-            acks = _acks(obj)
-            if pending:
-                if acks == [(bad, digest) for bad, digest, _, _ in pending]:
-                    for bad, _digest, _nl, _why in pending:
-                        problems.append(
-                            Problem(
-                                bad,
-                                ProblemKind.torn,
-                                f"incomplete line from an interrupted write, acknowledged by "
-                                f"line {number}",
-                                level="warning",
-                            )
-                        )
-                else:
-                    for bad, _digest, _nl, why in pending:
-                        problems.append(
-                            Problem(
-                                bad,
-                                ProblemKind.unparseable,
-                                f"not a receipt line ({why}) and not acknowledged by the next "
-                                "line",
-                            )
-                        )
-                pending = []
-            elif acks:
-                problems.append(
-                    Problem(
-                        number,
-                        ProblemKind.broken_chain,
-                        "acknowledges a torn line that is not there",
-                    )
-                )
-            good = True
-            if line_hash(obj) != obj["hash"]:
-                problems.append(
-                    Problem(number, ProblemKind.edited, "hash does not match its content")
-                )
-                good = False
-            if obj["prev_hash"] != prev_hash:
-                where = f"line {prev_line}'s hash" if prev_line else "the start of the ledger"
-                problems.append(
-                    Problem(
-                        number,
-                        ProblemKind.broken_chain,
-                        f"prev_hash does not match {where} (a line was removed, inserted or "
-                        "moved)",
-                    )
-                )
-                good = False
-            elif obj["seq"] != expected_seq:
-                problems.append(
-                    Problem(
-                        number,
-                        ProblemKind.broken_chain,
-                        f"seq {obj['seq']} where {expected_seq} was expected",
-                    )
-                )
-                good = False
-            if good:
-                count += 1
-            if cited is not None and anchor_at is None and obj["hash"] == cited:
-                anchor_at = (number, obj["seq"])
-            # Resynchronise on the line as found, so one damage is reported once, not cascaded.
-            prev_hash, expected_seq, prev_line = obj["hash"], obj["seq"] + 1, number
-            last_seq, last_hash = obj["seq"], obj["hash"]
-            seq_lines[obj["seq"]] = (number, obj["hash"])
-
-    for bad, _digest, ends_nl, why in pending:
-        if ends_nl:
-            problems.append(Problem(bad, ProblemKind.unparseable, f"not a receipt line ({why})"))
-        else:
-            problems.append(
-                Problem(
-                    bad,
-                    ProblemKind.torn,
-                    "incomplete line (an interrupted write or a cut file), not acknowledged by "
-                    "a following line",
-                )
-            )
-
-    problems.extend(_head_problems(head_file, head_bad, last_seq, seq_lines, lines))
-    anchor = None if cited is None else _anchor(cited, anchor_at, problems, lines)
-
-    problems.sort(key=lambda p: (p.line, p.level != "error"))
-    errors = [p for p in problems if p.level == "error"]
-    return VerifyReport(
-        ok=not errors,
-        count=count,
-        problems=problems,
-        first_bad_line=min(p.line for p in errors) if errors else None,
-        head_hash=last_hash,
-        lines=lines,
-        head_seq=last_seq,
-        anchor=anchor,
-    )
-
-
-def _head_problems(
-    head: dict[str, Any] | None,
-    head_bad: bool,
-    last_seq: int,
-    seq_lines: Mapping[int, tuple[int, str]],
-    lines: int,
-) -> list[Problem]:
-    """What the head file says about the end of the ledger."""
-    if head_bad:
-        return [
-            Problem(
-                lines,
-                ProblemKind.truncated,
-                "the head file exists but cannot be read; truncation from the end cannot be "
-                "ruled out",
-                level="warning",
-            )
-        ]
-    if head is None:
-        return []
-    if last_seq < head["count"]:
-        return [
-            Problem(
-                lines + 1,
-                ProblemKind.truncated,
-                f"the head file records {head['count']} receipts but the ledger ends at "
-                f"receipt {last_seq}: lines were cut from the end",
-            )
-        ]
-    if head["count"] > 0:
-        found = seq_lines.get(head["count"])
-        if found is None or found[1] != head["hash"]:
-            return [
-                Problem(
-                    found[0] if found else lines,
-                    ProblemKind.truncated,
-                    f"receipt {head['count']} does not have the hash the head file records: "
-                    "the end of the ledger was cut and rewritten",
-                )
-            ]
-    return []
-
-
-def _anchor(
-    cited: str, at: tuple[int, int] | None, problems: list[Problem], lines: int
-) -> Anchor:
-    """Judge a cited head against the findings, adding a problem when it does not hold."""
-    if at is None:
-        problems.append(
-            Problem(
-                max(lines, 1),
-                ProblemKind.anchor_missing,
-                f"no receipt has the cited head hash {cited[:12]}…: the history up to it was "
-                "rewritten or cut, or this is another ledger",
-            )
-        )
-        return Anchor(hash=cited, found=False)
-    line, seq = at
-    broken = [p for p in problems if p.level == "error" and p.line <= line]
-    if broken:
-        problems.append(
-            Problem(
-                line,
-                ProblemKind.anchor_missing,
-                f"the cited head is receipt {seq}, but the history up to it does not verify "
-                f"(first at line {min(p.line for p in broken)}): it was changed after the head "
-                "was cited",
-            )
-        )
-        return Anchor(hash=cited, found=True, line=line, seq=seq, holds=False)
-    return Anchor(hash=cited, found=True, line=line, seq=seq, holds=True)
-
-
-def is_head_hash(text: str) -> bool:
-    """Whether ``text`` is a full head hash as :func:`verify` takes it (64 hex digits)."""
-    return _HEX64.fullmatch(text.lower()) is not None
-
-
 def iter_receipts(path: os.PathLike[str] | str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, line)`` for each ledger-shaped line, skipping unreadable ones.
 
     Raises:
         OSError: as :func:`verify` (a FIFO or device is refused without blocking).
     """
-    with _open_regular(Path(path)) as fh:
-        for line in _read_lines(fh):
+    with open_regular(Path(path)) as fh:
+        for line in read_lines(fh):
             obj = _parse_line(line.raw)
             if obj is not None:
                 yield line.number, obj

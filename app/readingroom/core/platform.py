@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-__all__ = ["DATA_DIR_NAME_WINDOWS", "Machine", "Runner", "default_data_dir"]
+__all__ = ["DATA_DIR_NAME_WINDOWS", "Machine", "Runner", "default_data_dir", "server_data_dir"]
 
 DATA_DIR_NAME_WINDOWS = "ReadingRoom"
 """The data folder's name in the user's profile on Windows."""
@@ -128,3 +128,16 @@ def default_data_dir(machine: Machine | None = None) -> Path:
     import platformdirs
 
     return platformdirs.user_data_path("readingroom", appauthor=False)
+
+
+def server_data_dir(name: str, variable: str, machine: Machine | None = None) -> Path:
+    """A server's own data folder: ``$variable`` when set, else the suite's data folder + ``name``.
+
+    The same rule as the host entries' ``{data_dir}/<name>`` (a server's ``data_args``), so a
+    server started by hand finds what it finds when a host starts it.
+    """
+    context = machine or Machine.current()
+    configured = context.env.get(variable, "").strip()
+    if configured:
+        return Path(configured)
+    return default_data_dir(context) / name

@@ -16,6 +16,7 @@ never written afterwards.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections.abc import Mapping, Sequence
@@ -27,14 +28,26 @@ from . import ledger
 from .clock import Clock, SystemClock
 from .envelope import Envelope, Level, Receipt, utc_now_iso
 from .errors import Code
+from .redaction import DEFAULT_SECRET_NAMES, redact
 from .settings import ENV_RECEIPT_LOG
 
-__all__ = ["DEPOSIT_LOCK_TIMEOUT", "deposit"]
+__all__ = ["DEPOSIT_LOCK_TIMEOUT", "deposit", "query_hash"]
 
 log = logging.getLogger("readingroom.receipt")
 
 DEPOSIT_LOCK_TIMEOUT = 5.0
 """The longest a search waits for the ledger's lock (an append holds it for milliseconds)."""
+
+
+def query_hash(query: str, params: Mapping[str, str]) -> str:
+    """SHA-256 hex over the canonical JSON of ``{"query": query, "params": params}``.
+
+    Args:
+        query: the normalised query string (e.g. the CQL sent).
+        params: the request parameters sent (redact secrets first).
+    """
+    canonical = ledger.canonical_json({"query": query, "params": dict(params)})
+    return hashlib.sha256(canonical).hexdigest()
 
 
 async def deposit(
@@ -68,9 +81,9 @@ async def deposit(
         environ: where ``MCP_RECEIPT_LOG`` is read (default ``os.environ``).
         lock_timeout: the longest wait for the ledger's lock, in seconds.
     """
-    names = (*ledger.DEFAULT_SECRET_NAMES, *secret_names)
-    safe_params = dict(ledger.redact(params, names))
-    qhash = ledger.query_hash(query, safe_params)
+    names = (*DEFAULT_SECRET_NAMES, *secret_names)
+    safe_params = dict(redact(params, names))
+    qhash = query_hash(query, safe_params)
     issued = utc_now_iso((clock or SystemClock()).now())
     ids = [str(i) for i in result_ids]
     total = env.result.total if env.result else None

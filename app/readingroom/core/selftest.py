@@ -201,7 +201,7 @@ def check_envelope_schema(
 
 def check_receipt_chain(report: SelfTestReport, path: Path, expected: int) -> bool:
     """Check the ledger at ``path`` holds ``expected`` receipts and its hash chain is intact."""
-    from .ledger import verify
+    from .verification import verify
 
     if not path.exists():
         return report.add("receipt chain", False, "no receipt ledger was written")

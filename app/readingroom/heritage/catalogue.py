@@ -25,7 +25,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import ledger, receipt, responses
+from ..core import receipt, redaction, responses
 from ..core.clock import Clock, SystemClock
 from ..core.envelope import (
     Envelope,
@@ -221,7 +221,7 @@ class Catalogue:
     ) -> Envelope:
         resp = exchange.response
         assert env.query is not None
-        env.query.params = dict(ledger.redact(exchange.params))
+        env.query.params = dict(redaction.redact(exchange.params))
         # An upstream that sends more than was asked is cut to what was asked: `limit: 1`
         # returns at most one record, and the next page starts after the last one kept.
         page = resp.records[:count]
@@ -324,7 +324,7 @@ class Catalogue:
     ) -> Envelope:
         params = self.client.sru_params(built.cql, start=start, count=count)
         query = QueryInfo(input=env.query.input if env.query else {}, normalized=built.cql,
-                          params=dict(ledger.redact(params)), endpoint=self.client.sru_url)
+                          params=dict(redaction.redact(params)), endpoint=self.client.sru_url)
         failed = responses.failed_after_send(env, err, sources=[HELVETICAT], query=query)
         await self._deposit(failed, built.cql, params, self.client.sru_url,
                             outcome=str(err.code))
@@ -346,7 +346,7 @@ class Catalogue:
         described = describe_oai(params)
         env.searched_for = oai_searched_for(term, page.set_spec)
         env.query = QueryInfo(input=query_input, normalized=described,
-                              params=dict(ledger.redact(params)), endpoint=self.client.oai_url)
+                              params=dict(redaction.redact(params)), endpoint=self.client.oai_url)
         try:
             exchange = await self.client.oai(params)
         except CoreError as err:

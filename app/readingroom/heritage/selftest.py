@@ -165,7 +165,7 @@ def _exercise(stage: Stage, fake: FakeUpstreams, envelopes: list[dict[str, Any]]
 
 def _check_receipts(report: SelfTestReport, path: Path, envelopes: list[dict[str, Any]]) -> None:
     """Every receipt an envelope names is in an intact chain."""
-    from ..core.ledger import verify
+    from ..core.verification import verify
 
     named = sum(1 for e in envelopes if (e.get("receipt") or {}).get("deposited"))
     if not path.exists():

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import ledger, receipt, responses
+from ..core import receipt, redaction, responses
 from ..core.clock import Clock, SystemClock
 from ..core.envelope import (
     Envelope,
@@ -279,7 +279,7 @@ class JstageService:
                                      script=detect_script(free) if free else Script.none,
                                      matching=matching, providers=[provider]),
             query=QueryInfo(input=query_input, normalized=_normalized(params),
-                            params=dict(ledger.redact(params)), endpoint=self.endpoint))
+                            params=dict(redaction.redact(params)), endpoint=self.endpoint))
 
     async def _listing(self, env: Envelope, feed: Feed[Any], terms: list[TermUse],
                        params: Mapping[str, str], start: int, asked: int, noun: str,

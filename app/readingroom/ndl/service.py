@@ -6,7 +6,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core import ledger, receipt, responses
+from ..core import receipt, redaction, responses
 from ..core.clock import Clock, SystemClock
 from ..core.envelope import (
     Envelope,
@@ -172,7 +172,7 @@ class NdlService:
         resp = exchange.response
         asked = int(exchange.params["maximumRecords"])
         assert env.query is not None
-        env.query.params = dict(ledger.redact(exchange.params))
+        env.query.params = dict(redaction.redact(exchange.params))
         kinds = {d.kind for d in resp.diagnostics}
         fatal = [d for d in resp.diagnostics if d.kind is not DiagnosticKind.NO_RECORDS]
         if fatal and not resp.records:
@@ -271,7 +271,7 @@ class NdlService:
     ) -> Envelope:
         params = self.client.params_for(built.cql, start=start, count=count)
         query = QueryInfo(input=env.query.input if env.query else {}, normalized=built.cql,
-                          params=dict(ledger.redact(params)), endpoint=self.client.endpoint)
+                          params=dict(redaction.redact(params)), endpoint=self.client.endpoint)
         failed = responses.failed_after_send(env, err, sources=sources(built.dpids), query=query)
         if err.code is Code.RATE_LIMITED:
             failed.error.remediation = (  # type: ignore[union-attr]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from readingroom.book.ingest.layout import Box, assemble_cjk_page, join_blocks, reading_order
+from readingroom.book.ingest.pdf.layout import Box, assemble_cjk_page, join_blocks, reading_order
 
 EM = 10.0
 
@@ -99,7 +99,7 @@ def test_join_blocks_records_where_each_block_landed():
 
 
 def test_layout_needs_no_pdf_library():
-    probe = ("import sys, readingroom.book.ingest.layout; "
+    probe = ("import sys, readingroom.book.ingest.pdf.layout; "
              "print('pymupdf' in sys.modules or 'fitz' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=60, check=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from readingroom.book.ingest import ingest
-from readingroom.book.ingest.pdf_blocks import (
+from readingroom.book.ingest.pdf.blocks import (
     emphasis_runs,
     font_headings,
     page_blocks,

@@ -8,9 +8,8 @@ import pytest
 
 from readingroom.book.furniture import mask_furniture
 from readingroom.book.ingest import ingest
-from readingroom.book.ingest.layout import PageText
-from readingroom.book.ingest.pdf_contents import ContentsJudge, outline_key
-from readingroom.book.ingest.pdf_furniture import (
+from readingroom.book.ingest.pdf.contents import ContentsJudge, outline_key
+from readingroom.book.ingest.pdf.furniture import (
     Folio,
     band_lines,
     find_furniture,
@@ -18,6 +17,7 @@ from readingroom.book.ingest.pdf_furniture import (
     parse_folio,
     verse_line_numbers,
 )
+from readingroom.book.ingest.pdf.layout import PageText
 from readingroom.book.model import SourceDocument
 from readingroom.book.text import normalise
 

@@ -6,8 +6,8 @@ import pymupdf
 import pytest
 
 from readingroom.book.ingest import ingest
-from readingroom.book.ingest.pdf import _extract_page, read_pdf
-from readingroom.book.ingest.pdf_tables import (
+from readingroom.book.ingest.pdf.reader import _extract_page, read_pdf
+from readingroom.book.ingest.pdf.tables import (
     TableBudget,
     locate_table,
     merge_tables,
@@ -128,7 +128,7 @@ def test_a_spent_budget_searches_no_page(tmp_path):
 
 
 def test_pages_left_unsearched_by_a_spent_budget_are_named_in_a_warning(tmp_path, monkeypatch):
-    import readingroom.book.ingest.pdf as pdf_module
+    import readingroom.book.ingest.pdf.reader as pdf_module
 
     monkeypatch.setattr(pdf_module, "TableBudget", lambda share: TableBudget(0.0, first=0.0))
     doc = read_pdf(make_table_pdf(tmp_path / "t.pdf", PAGES))

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from readingroom.book.ingest import pdf as pdf_module
-from readingroom.book.ingest import pdf_tables
 from readingroom.book.ingest.pdf import read_pdf
-from readingroom.book.ingest.pdf_tables import TableBudget
+from readingroom.book.ingest.pdf import reader as pdf_module
+from readingroom.book.ingest.pdf import tables as pdf_tables
+from readingroom.book.ingest.pdf.tables import TableBudget
 from readingroom.book.records import build_book_text
 
 from .. import make_pdf_classes as make

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.book.cli import _BatchProgress, render_text
+from readingroom.book.commands.cli import _BatchProgress, render_text
 from readingroom.book.library.batch import run_add
 from readingroom.book.library.sources import SourceSpec, derive_id
 from readingroom.book.service import BookService

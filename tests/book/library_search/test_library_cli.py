@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.book import cli
+from readingroom.book.commands import cli
 
 
 def _run(data: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -173,7 +173,7 @@ def test_a_book_being_built_is_skipped_with_the_reason(library: Path, tmp_path: 
 
 def test_a_new_version_not_yet_indexed_is_stale_until_indexed(library: Path, tmp_path: Path,
                                                               monkeypatch):
-    monkeypatch.setattr("readingroom.book.service.LIBRARY_LISTENER_WAIT_S", 0.0)
+    monkeypatch.setattr("readingroom.book.service.base.LIBRARY_LISTENER_WAIT_S", 0.0)
     service = BookService(library)
     service.search_library("harbour", wait=None)  # the index exists and is current
     source = tmp_path / "new.md"

@@ -15,8 +15,7 @@ import anyio
 import pytest
 
 from readingroom.book import mcp_pool
-from readingroom.book.mcp_main import RENDER_CHILD_FLAG
-from readingroom.book.mcp_pool import RenderProcesses, WorkerPool, job_deadline
+from readingroom.book.mcp_pool import RENDER_CHILD_FLAG, RenderProcesses, WorkerPool, job_deadline
 from readingroom.book.render import render_pdf_page
 from readingroom.core.errors import Code, CoreError
 

@@ -196,13 +196,13 @@ def _die_with_parent(parent: int) -> None:
             import ctypes
 
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PDEATHSIG
-    from ..package import _pid_alive
+    from ..package import pid_alive
 
     def watch() -> None:
         while True:
             time.sleep(0.5)
             gone = os.getppid() != parent if sys.platform != "win32" else \
-                not _pid_alive(parent)
+                not pid_alive(parent)
             if gone:
                 os._exit(1)
 

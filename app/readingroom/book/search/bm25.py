@@ -20,7 +20,10 @@ from .tokenize import QueryTerm
 
 __all__ = [
     "ENGINE_PYTHON",
+    "FIELD_WEIGHTS",
+    "K1",
     "POSTINGS_SCHEMA",
+    "B",
     "Bm25Ranker",
     "Postings",
     "build_postings",
@@ -31,9 +34,9 @@ __all__ = [
 
 ENGINE_PYTHON = "python-bm25"
 """The name of this backend in results and index files."""
-_K1 = 1.2
-_B = 0.75
-_WEIGHTS = {"body": 1.0, "chars": 1.0, "head": HEAD_WEIGHT}
+K1 = 1.2
+B = 0.75
+FIELD_WEIGHTS = {"body": 1.0, "chars": 1.0, "head": HEAD_WEIGHT}
 POSTINGS_SCHEMA = """
 CREATE TABLE postings (
     col TEXT NOT NULL, token TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (col, token)
@@ -107,7 +110,7 @@ class Bm25Ranker:
         self._last = threading.local()
 
     def _instances(self, conn: sqlite3.Connection, term: QueryTerm) -> Mapping[int, float]:
-        found = [(_WEIGHTS[col], counts) for col in TERM_COLUMNS[term.column]
+        found = [(FIELD_WEIGHTS[col], counts) for col in TERM_COLUMNS[term.column]
                  if (counts := self._column_instances(conn, col, term))]
         if not found:
             return {}
@@ -175,11 +178,11 @@ class Bm25Ranker:
             idfs.append(idf if idf > 0.0 else 1e-6)
         scores: dict[int, float] = {}
         for rowid in keys:
-            norm_len = _K1 * (1 - _B + _B * self._lengths[rowid] / self._avgdl)
+            norm_len = K1 * (1 - B + B * self._lengths[rowid] / self._avgdl)
             score = 0.0
             for idf, f in zip(idfs, freqs, strict=True):
                 tf = f.get(rowid, 0)
-                score += idf * ((tf * (_K1 + 1.0)) / (tf + norm_len))
+                score += idf * ((tf * (K1 + 1.0)) / (tf + norm_len))
             scores[rowid] = score
         return scores
 

@@ -70,13 +70,17 @@ from .tokenize import (
 
 __all__ = [
     "HINT_KEYS",
+    "INDEX_FORMAT",
     "MAX_QUERY_CHARS",
     "MAX_TOP_K",
     "SEMANTIC_POOL",
     "BookIndex",
     "EngineChoice",
+    "QueryParts",
     "build_index",
+    "query_fold_names",
     "record_page_labels",
+    "unpack_runs",
 ]
 
 HINT_KEYS = ("heading", "chapter", "page", "pages", "label")
@@ -91,7 +95,7 @@ SEMANTIC_POOL = 100
 EngineChoice = Literal["auto", "fts5", "python"]
 """Which lexical backend to build or open."""
 
-_FORMAT = "3"
+INDEX_FORMAT = "3"
 """3: plain ASCII words indexed by their singular, book index role, ruby readings."""
 
 
@@ -121,7 +125,7 @@ CREATE TABLE records (
 def _offset_runs(offsets: list[int]) -> bytes:
     """Run-length form of a normalised→raw offset map: ``(start, raw - norm)`` pairs, packed.
 
-    The pairs mark where ``raw - norm`` changes; see :func:`_unpack_runs`.
+    The pairs mark where ``raw - norm`` changes; see :func:`unpack_runs`.
     """
     deltas = list(map(operator.sub, offsets, range(len(offsets))))
     starts = [0, *itertools.compress(range(1, len(deltas)),
@@ -135,7 +139,7 @@ def _offset_runs(offsets: list[int]) -> bytes:
     return arr.tobytes()
 
 
-def _unpack_runs(blob: bytes) -> tuple[array, array]:
+def unpack_runs(blob: bytes) -> tuple[array, array]:
     arr = array("i")
     arr.frombytes(blob)
     if sys.byteorder == "big":
@@ -263,7 +267,7 @@ def build_index(
             conn.executescript(_SCHEMA)
             conn.executemany(f"INSERT INTO records VALUES ({','.join('?' * 16)})", record_rows)
             name = ENGINE_FTS5 if use_fts else ENGINE_PYTHON
-            meta = {"format": _FORMAT, "engine": name, "rows": str(len(record_rows)),
+            meta = {"format": INDEX_FORMAT, "engine": name, "rows": str(len(record_rows)),
                     "tokens": str(body_total + chars_total + head_total)}
             conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
         if use_fts:
@@ -397,17 +401,17 @@ class BookIndex:
         try:
             with index._connection() as conn:
                 meta = dict(conn.execute("SELECT key, value FROM meta"))
-                if meta.get("format") != _FORMAT and meta.get("format", "").isdigit():
+                if meta.get("format") != INDEX_FORMAT and meta.get("format", "").isdigit():
                     raise CoreError(
                         Code.INTERNAL_ERROR,
                         f"The book's search index was built by an older book-agent (index "
-                        f"format {meta['format']}; this one reads format {_FORMAT}).",
+                        f"format {meta['format']}; this one reads format {INDEX_FORMAT}).",
                         details={"path": str(path), "index_format": meta["format"],
-                                 "expected_format": _FORMAT},
+                                 "expected_format": INDEX_FORMAT},
                         remediation="Build the package again from its source file: book-agent "
                         "init SOURCE --id BOOK_ID --replace (the new version has the new "
                         "ranking, folding and contents handling).")
-                if meta.get("format") != _FORMAT:
+                if meta.get("format") != INDEX_FORMAT:
                     raise sqlite3.DatabaseError("format")
                 rows = conn.execute(
                     "SELECT rowid, record_id, ord, heading_path, heading_norm, unit_start, "
@@ -551,7 +555,7 @@ class BookIndex:
             if semantic is not None:
                 hits, total, left_out, left_index = self._fused(
                     conn, terms, strict, top_k, narrow, boost, semantic, hide,
-                    _QueryParts(query), hide_index)
+                    QueryParts(query), hide_index)
             else:
                 scores = None
                 if narrow is None and not boost and not hide_index:
@@ -567,7 +571,7 @@ class BookIndex:
                     # choose the pool by rounded score, so ties are in reading order.
                     pool = self._rounded_pool(conn, terms, strict, pool, pool_k, hide, scores)
                     top = self._rerank(conn, pool, terms)[:top_k]
-                hits = self._hits(conn, top, terms, _QueryParts(query)) if top else []
+                hits = self._hits(conn, top, terms, QueryParts(query)) if top else []
         return SearchResult(
             query=query, normalized_query=norm,
             terms=[Term(text=t.text, kind=t.kind) for t in terms],
@@ -576,7 +580,7 @@ class BookIndex:
             total_matches=total, contents_left_out=left_out - left_index,
             index_left_out=left_index,
             folds=sorted({name for hit in hits for name in hit.folds}),
-            query_folds=_folds(query), hits=hits,
+            query_folds=query_fold_names(query), hits=hits,
         )
 
     def _rounded_pool(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm],
@@ -699,7 +703,7 @@ class BookIndex:
         return _cache_rows(self, conn, ids)
 
     def _hits(self, conn: sqlite3.Connection, top: list[tuple[float, int]],
-              terms: Sequence[QueryTerm], parts: _QueryParts) -> list[Hit]:
+              terms: Sequence[QueryTerm], parts: QueryParts) -> list[Hit]:
         rows = self._snippet_rows(conn, [rowid for _, rowid in top])
         hits = []
         for place, (neg_score, rowid) in enumerate(top, start=1):
@@ -721,7 +725,7 @@ class BookIndex:
     def _fused(self, conn: sqlite3.Connection, terms: Sequence[QueryTerm], strict: bool,
                top_k: int, narrow: set[int] | None, boost: set[int],
                semantic: Sequence[tuple[float, int]], hide: frozenset[int],
-               parts: _QueryParts, hide_index: frozenset[int] = frozenset()
+               parts: QueryParts, hide_index: frozenset[int] = frozenset()
                ) -> tuple[list[Hit], int, int, int]:
         scores, left_out, left_index = self._scores(conn, terms, strict, narrow, boost, hide,
                                                     hide_index)
@@ -800,7 +804,7 @@ def _metas(rows: list[tuple]) -> list[_Meta]:
     return out
 
 
-def _folds(query: str) -> list[str]:
+def query_fold_names(query: str) -> list[str]:
     """The folds the query's normalisation applied (when :mod:`..text` describes them)."""
     describe = getattr(_text, "describe_folds", None)
     if describe is None or (query.isascii() and query.replace(" ", "").isalnum()):
@@ -808,7 +812,7 @@ def _folds(query: str) -> list[str]:
     return list(describe(query))
 
 
-class _QueryParts:
+class QueryParts:
     """The raw text of each query term inside the query, to name the folds of a match."""
 
     def __init__(self, query: str) -> None:
@@ -870,7 +874,7 @@ def _cache_rows(index: BookIndex, conn: sqlite3.Connection,
         cached = {i: index._rows[i] for i in ids if i in index._rows}
     missing = [i for i in ids if i not in cached]
     if missing:
-        fetched = {r[0]: (r[1], r[2], _unpack_runs(r[3]), has_hidden(r[1])) for r in conn.execute(
+        fetched = {r[0]: (r[1], r[2], unpack_runs(r[3]), has_hidden(r[1])) for r in conn.execute(
             f"SELECT rowid, text, norm, offmap FROM records WHERE rowid IN "
             f"({','.join('?' * len(missing))})", missing)}
         cached.update(fetched)

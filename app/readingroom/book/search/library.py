@@ -40,9 +40,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...core.errors import Code, CoreError
 from ..package import BookPackage
 from ..text import normalise
-from .bm25 import _B, _K1, _WEIGHTS  # the BM25 both book engines use
+from .bm25 import FIELD_WEIGHTS, K1, B  # the BM25 both book engines use
 from .fts5 import TERM_COLUMNS
-from .index import MAX_QUERY_CHARS, _folds, _QueryParts, _unpack_runs
+from .index import MAX_QUERY_CHARS, QueryParts, query_fold_names, unpack_runs
 from .library_index import (
     COLUMNS,
     FLAG_CONTENTS,
@@ -216,7 +216,7 @@ class _Layout:
                       else np.zeros(0, dtype=np.uint8))
         self.book_of = np.repeat(np.arange(len(self.arrays)), counts)
         avgdl = float(lengths.mean()) if self.n else 0.0
-        self.k = _K1 * (1.0 - _B + _B * lengths / avgdl) if avgdl else lengths
+        self.k = K1 * (1.0 - B + B * lengths / avgdl) if avgdl else lengths
 
     def dense(self, ids: np.ndarray) -> np.ndarray:
         """Dense places of record ids (``key << 20 | place``); -1 for books not searched."""
@@ -420,7 +420,7 @@ class LibrarySearcher:
                 blind = sum(snap.books[b].blind for b, _k in searched)
                 top, total, left_out = self._rank(conn, snap, layout, terms, top_k, strict,
                                                   include_contents)
-                hits = self._hits(conn, layout, top, terms, _QueryParts(query))
+                hits = self._hits(conn, layout, top, terms, QueryParts(query))
                 # A hit is never shown from a damaged book: check its files as a load does.
                 damaged = self._check_books({(h.book_id, h.version) for h in hits})
                 if damaged:
@@ -436,7 +436,7 @@ class LibrarySearcher:
             books_selected=selected, books_searched=len(searched), books_skipped=skipped,
             records_searched=records, units_without_text=blind, total_matches=total,
             contents_left_out=left_out,
-            folds=_folds(query), hits=hits)
+            folds=query_fold_names(query), hits=hits)
 
     def _plan(self, states: Mapping[str, BookState], snap: _Snapshot | None,
               selection: Selection, allowed: frozenset[str] | None
@@ -557,7 +557,7 @@ class LibrarySearcher:
             idf = math.log((n - df + 0.5) / (df + 0.5))
             idf = idf if idf > 0.0 else 1e-6
             w = weights[matched]
-            scores[matched] += idf * (w * (_K1 + 1.0)) / (w + layout.k[matched])
+            scores[matched] += idf * (w * (K1 + 1.0)) / (w + layout.k[matched])
             count[matched] += 1
         ok = count == len(terms) if strict else count > 0
         contents = (layout.flags & FLAG_CONTENTS) != 0
@@ -601,7 +601,7 @@ class LibrarySearcher:
         ``bm25()`` sums the column weights of every hit); None when nowhere."""
         out: np.ndarray | None = None
         for column in TERM_COLUMNS[term.column]:
-            col, weight = COLUMNS[column], _WEIGHTS[column]
+            col, weight = COLUMNS[column], FIELD_WEIGHTS[column]
             if len(term.tokens) == 1:
                 dense, tf = self._postings(conn, segments, layout, col, term.tokens[0])
             else:
@@ -690,7 +690,7 @@ class LibrarySearcher:
         return out
 
     def _hits(self, conn: sqlite3.Connection, layout: _Layout, top: list[tuple[float, int]],
-              terms: Sequence[QueryTerm], parts: _QueryParts) -> list[LibraryHit]:
+              terms: Sequence[QueryTerm], parts: QueryParts) -> list[LibraryHit]:
         if not top:
             return []
         rid_of = {d: layout.record_id(d) for _s, d in top}
@@ -705,7 +705,7 @@ class LibrarySearcher:
             book = int(layout.book_of[dense])
             book_id, version = layout.book_ids[book], layout.arrays[book].version
             raw: list[tuple[QueryTerm, str]] = []
-            snippet, matched = make_snippet(text, norm, _unpack_runs(offmap), terms,
+            snippet, matched = make_snippet(text, norm, unpack_runs(offmap), terms,
                                             hidden=has_hidden(text), raw_matches=raw)
             ref = self.reference(book_id, version)
             score = 0.0 - neg

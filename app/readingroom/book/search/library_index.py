@@ -56,12 +56,14 @@ from filelock import FileLock, Timeout
 from ...core.envelope import utc_now_iso
 from ...core.errors import Code, CoreError
 from ..package import Damage, Registry, check_book_id
-from .index import _FORMAT as _BOOK_INDEX_FORMAT  # the per-book format this reads
+from .index import INDEX_FORMAT as _BOOK_INDEX_FORMAT  # the per-book format this reads
 from .tokenize import heading_tokens, index_columns, split_runs, token_stream
 
 __all__ = [
     "BATCH_BOOKS",
     "COLUMNS",
+    "FLAG_CONTENTS",
+    "FLAG_FIRST",
     "FORMAT",
     "LOCAL_BITS",
     "MERGE_FACTOR",

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ...core.errors import Code, CoreError
 from ...core.files import replace_path
-from ..records import NO_TEXT_LAYER
+from ..view import NO_TEXT_LAYER
 from .validate import (
     MAX_DESCRIPTION_CHARS,
     MAX_DESCRIPTION_WORDS,

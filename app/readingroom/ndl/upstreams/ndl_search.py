@@ -442,56 +442,9 @@ def _read_item(rdf: etree._Element, position: int | None) -> NdlItem:
     if token is None:
         raise _RecordError("record has no NDL Search identifier (R…-I… token)")
 
-    title = props.text(DCT_TITLE)
-    title_reading = None
-    for dc_title in props.all(DC_TITLE):
-        value, reading = _value_of(dc_title)
-        title = title or value
-        title_reading = title_reading or reading
-    if not title:
-        raise _RecordError("record has no title")
-
-    identifiers: dict[str, list[str]] = {}
-    for ident in props.all(DCT_IDENTIFIER):
-        value = text_of(ident)
-        if value:
-            kind = _datatype_kind(ident.get(RDF_DATATYPE))
-            if value not in identifiers.setdefault(kind, []):
-                identifiers[kind].append(value)
-
-    subjects: list[Subject] = []
-    classifications: list[Classification] = []
-
-    def add_class(scheme: str, notation: str) -> None:
-        entry = Classification(scheme=scheme, notation=notation)
-        if entry not in classifications:
-            classifications.append(entry)
-
-    def add_subject(label: str | None, uri: str | None) -> None:
-        scheme = _scheme_and_notation(uri)[0] if uri else None
-        entry = Subject(label=label, uri=uri, scheme=scheme)
-        if (label or uri) and entry not in subjects:
-            subjects.append(entry)
-
-    for subject in props.all(DCT_SUBJECT):
-        resource = subject.get(RDF_RESOURCE)
-        if resource:
-            add_subject(None, resource)
-            scheme, notation, is_class = _scheme_and_notation(resource)
-            if is_class and scheme and notation:
-                add_class(scheme, notation)
-        descriptions = list(elements(subject))
-        for description in descriptions:
-            add_subject(text_of(description.find(RDF_VALUE)), description.get(RDF_ABOUT))
-        if not resource and not descriptions:
-            add_subject(text_of(subject), None)
-    for subject in props.all(DC_SUBJECT):
-        value = text_of(subject)
-        datatype = subject.get(RDF_DATATYPE)
-        if value and datatype:
-            add_class(_datatype_kind(datatype).lower(), value)
-        elif value:
-            add_subject(value, None)
+    title, title_reading = _title(props)
+    identifiers = _identifiers(props)
+    subjects, classifications = _subjects(props)
 
     holdings = [_holding(item) for item in rdf.findall(NDL_ITEM)]
     is_part_of = props.links(DCT_IS_PART_OF)
@@ -501,13 +454,7 @@ def _read_item(rdf: etree._Element, position: int | None) -> NdlItem:
 
     issued = props.text(DCT_ISSUED)
     year_match = _YEAR.match(issued) if issued else None
-    record_type = None
-    if admin is not None:
-        for note in admin.texts(DCT_DESCRIPTION):
-            match = _RECORD_TYPE.match(note)
-            if match:
-                record_type = match.group(1).strip()
-                break
+    record_type = _record_type(admin)
     repository = admin.text(NDL_CATEGORY) if admin is not None else None
     extents = props.texts(DCT_EXTENT)
 
@@ -566,6 +513,79 @@ def _read_item(rdf: etree._Element, position: int | None) -> NdlItem:
         holdings=holdings,
         holding_records=props.resources(NDL_RECORD),
     )
+
+
+def _title(props: _Props) -> tuple[str, str | None]:
+    """The title (``dcterms:title``, else the first ``dc:title`` value) and its reading."""
+    title = props.text(DCT_TITLE)
+    title_reading = None
+    for dc_title in props.all(DC_TITLE):
+        value, reading = _value_of(dc_title)
+        title = title or value
+        title_reading = title_reading or reading
+    if not title:
+        raise _RecordError("record has no title")
+    return title, title_reading
+
+
+def _identifiers(props: _Props) -> dict[str, list[str]]:
+    """The record's identifiers by kind (``ISBN``, ``JPNO`` …), each value once."""
+    identifiers: dict[str, list[str]] = {}
+    for ident in props.all(DCT_IDENTIFIER):
+        value = text_of(ident)
+        if value:
+            kind = _datatype_kind(ident.get(RDF_DATATYPE))
+            if value not in identifiers.setdefault(kind, []):
+                identifiers[kind].append(value)
+    return identifiers
+
+
+def _subjects(props: _Props) -> tuple[list[Subject], list[Classification]]:
+    """Subject headings and classifications, from ``dcterms:subject`` and ``dc:subject``."""
+    subjects: list[Subject] = []
+    classifications: list[Classification] = []
+
+    def add_class(scheme: str, notation: str) -> None:
+        entry = Classification(scheme=scheme, notation=notation)
+        if entry not in classifications:
+            classifications.append(entry)
+
+    def add_subject(label: str | None, uri: str | None) -> None:
+        scheme = _scheme_and_notation(uri)[0] if uri else None
+        entry = Subject(label=label, uri=uri, scheme=scheme)
+        if (label or uri) and entry not in subjects:
+            subjects.append(entry)
+
+    for subject in props.all(DCT_SUBJECT):
+        resource = subject.get(RDF_RESOURCE)
+        if resource:
+            add_subject(None, resource)
+            scheme, notation, is_class = _scheme_and_notation(resource)
+            if is_class and scheme and notation:
+                add_class(scheme, notation)
+        descriptions = list(elements(subject))
+        for description in descriptions:
+            add_subject(text_of(description.find(RDF_VALUE)), description.get(RDF_ABOUT))
+        if not resource and not descriptions:
+            add_subject(text_of(subject), None)
+    for subject in props.all(DC_SUBJECT):
+        value = text_of(subject)
+        datatype = subject.get(RDF_DATATYPE)
+        if value and datatype:
+            add_class(_datatype_kind(datatype).lower(), value)
+        elif value:
+            add_subject(value, None)
+    return subjects, classifications
+
+
+def _record_type(admin: _Props | None) -> str | None:
+    """The record type NDL notes in the administrative description, if any."""
+    if admin is not None:
+        for note in admin.texts(DCT_DESCRIPTION):
+            match = _RECORD_TYPE.match(note)
+            if match:
+                return match.group(1).strip()
+    return None
 
 
 def _related(cinii_links: Iterable[str]) -> list[Related]:

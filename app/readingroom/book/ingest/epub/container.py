@@ -24,6 +24,10 @@ __all__ = [
     "MAX_ENTRY_RATIO",
     "MAX_TOTAL_BYTES",
     "RATIO_FLOOR_BYTES",
+    "Container",
+    "corrupt_book",
+    "resolve_href",
+    "unsafe_book",
 ]
 
 MAX_ENTRIES = 10_000
@@ -38,7 +42,7 @@ MAX_CSS_BYTES = 2 * 1024 * 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-def _corrupt(path: Path, message: str, reason: str) -> CoreError:
+def corrupt_book(path: Path, message: str, reason: str) -> CoreError:
     return CoreError(
         Code.CORRUPT_SOURCE,
         message,
@@ -47,7 +51,7 @@ def _corrupt(path: Path, message: str, reason: str) -> CoreError:
     )
 
 
-def _unsafe(path: Path, message: str, **details: Any) -> CoreError:
+def unsafe_book(path: Path, message: str, **details: Any) -> CoreError:
     return CoreError(
         Code.UNSAFE_SOURCE,
         message,
@@ -56,7 +60,7 @@ def _unsafe(path: Path, message: str, **details: Any) -> CoreError:
     )
 
 
-class _Container:
+class Container:
     """The ZIP archive, checked against the limits, read only through capped reads."""
 
     def __init__(self, archive: zipfile.ZipFile, path: Path) -> None:
@@ -64,7 +68,7 @@ class _Container:
         self.path = path
         infos = archive.infolist()
         if len(infos) > MAX_ENTRIES:
-            raise _unsafe(
+            raise unsafe_book(
                 path,
                 f"The EPUB has more than {MAX_ENTRIES:,} entries (a ZIP bomb?).",
                 reason="entries",
@@ -77,7 +81,7 @@ class _Container:
             name = info.filename
             if name in self.entries:
                 # zipfile keeps the last copy, other readers the first: the book is ambiguous.
-                raise _unsafe(
+                raise unsafe_book(
                     path,
                     "The EPUB's ZIP archive has two entries with the same name, so what it "
                     "contains depends on the program reading it.",
@@ -85,7 +89,7 @@ class _Container:
                     entry=name[:200],
                 )
             if not _safe_entry_name(name):
-                raise _unsafe(
+                raise unsafe_book(
                     path,
                     "The EPUB has an entry whose path leaves the container.",
                     reason="path",
@@ -95,7 +99,7 @@ class _Container:
             if info.file_size > RATIO_FLOOR_BYTES and info.file_size > MAX_ENTRY_RATIO * max(
                 info.compress_size, 1
             ):
-                raise _unsafe(
+                raise unsafe_book(
                     path,
                     f"An EPUB entry inflates more than {MAX_ENTRY_RATIO}:1 (a ZIP bomb).",
                     reason="ratio",
@@ -104,7 +108,7 @@ class _Container:
             if not info.is_dir():
                 self.entries[name] = info
         if total > MAX_TOTAL_BYTES:
-            raise _unsafe(
+            raise unsafe_book(
                 path,
                 f"The EPUB inflates to more than {MAX_TOTAL_BYTES // 2**20} MiB (a ZIP bomb?).",
                 reason="size",
@@ -125,7 +129,7 @@ class _Container:
                 remediation="Register a copy without encryption.",
             )
         if info.file_size > limit:
-            raise _unsafe(
+            raise unsafe_book(
                 self.path,
                 "An EPUB entry is larger than this reader accepts.",
                 reason="entry_size",
@@ -136,14 +140,14 @@ class _Container:
             with self.archive.open(info) as handle:
                 data = handle.read(limit + 1)
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as exc:
-            raise _corrupt(
+            raise corrupt_book(
                 self.path, "An entry of the EPUB's ZIP archive is damaged.", type(exc).__name__
             ) from None
         if len(data) > limit:
-            raise _unsafe(self.path, "An EPUB entry inflates past its limit.", reason="inflate")
+            raise unsafe_book(self.path, "An EPUB entry inflates past its limit.", reason="inflate")
         self.inflated += len(data)
         if self.inflated > MAX_TOTAL_BYTES:
-            raise _unsafe(
+            raise unsafe_book(
                 self.path,
                 f"Reading the EPUB inflates more than {MAX_TOTAL_BYTES // 2**20} MiB "
                 "(entries read again and again?).",
@@ -159,7 +163,7 @@ def _safe_entry_name(name: str) -> bool:
     return ".." not in name.split("/")
 
 
-def _resolve(base_dir: str, href: str) -> tuple[str | None, str | None]:
+def resolve_href(base_dir: str, href: str) -> tuple[str | None, str | None]:
     """``(container path, fragment)`` for an href relative to ``base_dir``.
 
     The path is None for external links, ``data:`` URIs and paths that leave the container.

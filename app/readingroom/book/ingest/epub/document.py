@@ -21,7 +21,18 @@ from ....core.xmlsafe import (
 from ....core.xmltree import tag_name
 from .container import MAX_DOCUMENT_BYTES
 
-__all__: list[str] = []
+__all__ = [
+    "ParsedDocument",
+    "TooDeep",
+    "UnsafeDoctype",
+    "attribute",
+    "child_elements",
+    "decode_document",
+    "descendant_elements",
+    "first_element",
+    "local_name",
+    "parse_document",
+]
 
 _ENCODING_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 
@@ -30,7 +41,7 @@ _ENTITY_REF = re.compile(r"&([A-Za-z][A-Za-z0-9]{0,31});")
 _XML_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos"})
 
 
-def _decode(data: bytes) -> str:
+def decode_document(data: bytes) -> str:
     return _decode_counted(data)[0]
 
 
@@ -81,16 +92,16 @@ def _entity_to_reference(match: re.Match[str]) -> str:
     return "".join(f"&#{ord(c)};" for c in chars)
 
 
-class _UnsafeDoctype(Exception):
+class UnsafeDoctype(Exception):
     """A DOCTYPE with an internal subset: entity declarations."""
 
 
-class _TooDeep(Exception):
+class TooDeep(Exception):
     """Elements nested past the parser's depth limit: what lies deeper cannot be read."""
 
 
 @dataclass
-class _Parsed:
+class ParsedDocument:
     root: Any
     html_fallback: bool = False
     replaced: int = 0
@@ -98,30 +109,30 @@ class _Parsed:
     encoding: str = "utf-8"
 
 
-def _parse(data: bytes, *, content: bool) -> _Parsed:
+def parse_document(data: bytes, *, content: bool) -> ParsedDocument:
     """Parse an EPUB document (see the module docstring for the DOCTYPE rule).
 
     Raises:
-        _UnsafeDoctype: entity declarations or another refused construct.
-        _TooDeep: nested past the depth limit (the HTML parser would drop the rest silently).
+        UnsafeDoctype: entity declarations or another refused construct.
+        TooDeep: nested past the depth limit (the HTML parser would drop the rest silently).
         XmlParseError: not well-formed (and, for content, not even HTML).
     """
     decoded, replaced, encoding = _decode_counted(data)
     try:
         text = strip_doctype(decoded)
     except UnsafeXmlError:
-        raise _UnsafeDoctype from None
+        raise UnsafeDoctype from None
     if "&" in text:
         text = _ENTITY_REF.sub(_entity_to_reference, text)
     try:
         # UTF-8 may be longer than the bytes read (UTF-16 CJK), hence the headroom.
         root = parse_xml(text, max_bytes=2 * MAX_DOCUMENT_BYTES)
-        return _Parsed(root, replaced=replaced, encoding=encoding)
+        return ParsedDocument(root, replaced=replaced, encoding=encoding)
     except UnsafeXmlError:
-        raise _UnsafeDoctype from None
+        raise UnsafeDoctype from None
     except XmlParseError as exc:
         if exc.details.get("reason") == "too_deep":
-            raise _TooDeep from None
+            raise TooDeep from None
         if not content:
             raise
     parser = etree.HTMLParser(
@@ -129,29 +140,29 @@ def _parse(data: bytes, *, content: bool) -> _Parsed:
     )
     root = etree.fromstring(text.encode("utf-8"), parser)
     if depth_limit_hit(parser.error_log):
-        raise _TooDeep
+        raise TooDeep
     if root is None:
         raise XmlParseError("The document is empty.", details={"reason": "empty"})
-    return _Parsed(root, html_fallback=True, replaced=replaced, encoding=encoding)
+    return ParsedDocument(root, html_fallback=True, replaced=replaced, encoding=encoding)
 
 
-def _local(element: Any) -> str:
+def local_name(element: Any) -> str:
     return tag_name(element).lower()  # XHTML and HTML fallback trees alike: lower case
 
 
-def _children(element: Any, name: str) -> Iterator[Any]:
-    return (child for child in element if _local(child) == name)
+def child_elements(element: Any, name: str) -> Iterator[Any]:
+    return (child for child in element if local_name(child) == name)
 
 
-def _descendants(element: Any, name: str) -> Iterator[Any]:
-    return (el for el in element.iter() if _local(el) == name)
+def descendant_elements(element: Any, name: str) -> Iterator[Any]:
+    return (el for el in element.iter() if local_name(el) == name)
 
 
-def _first(element: Any, name: str) -> Any | None:
-    return next(_descendants(element, name), None)
+def first_element(element: Any, name: str) -> Any | None:
+    return next(descendant_elements(element, name), None)
 
 
-def _attr(element: Any, name: str) -> str | None:
+def attribute(element: Any, name: str) -> str | None:
     """An attribute by local name, namespaced or not (``epub:type``, ``xlink:href``)."""
     value = element.get(name)
     if value is not None:

@@ -11,27 +11,35 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__: list[str] = []
+__all__ = [
+    "LINE_BREAK",
+    "Frame",
+    "code_span",
+    "combine_frame",
+    "footnote_ref",
+    "leaf_markdown",
+    "md_escape",
+]
 
 _MD_ESCAPE = re.compile(r"([\\`*_\[\]])")
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]]")
 _MD_LINE_START = re.compile(r"^(#|>|[-+=](?=\s|$)|\d+[.)](?=\s|$))", re.MULTILINE)
 _LIST_BLOCK = re.compile(r"(?:- |\d+\. )")
 _SPACES = re.compile(" {2,}")
-_BREAK = "\x00"  # a <br> inside a leaf, until the leaf's lines are tidied
+LINE_BREAK = "\x00"  # a <br> inside a leaf, until the leaf's lines are tidied
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 Piece = tuple[int, int, str]
 """``(raw start, raw end, markdown)``: a finished leaf or container."""
 
 
-def _md_escape(text: str) -> str:
+def md_escape(text: str) -> str:
     return _MD_ESCAPE.sub(r"\\\1", text) if _MD_SPECIAL.search(text) else text
 
 
-def _leaf(text: str, heading: int) -> str:
-    """A paragraph's or heading's Markdown from its inline Markdown (``_BREAK`` for <br>)."""
-    lines = [_SPACES.sub(" ", part).strip(" ") for part in text.split(_BREAK)]
+def leaf_markdown(text: str, heading: int) -> str:
+    """A paragraph's or heading's Markdown from its inline Markdown (``LINE_BREAK`` for <br>)."""
+    lines = [_SPACES.sub(" ", part).strip(" ") for part in text.split(LINE_BREAK)]
     while lines and not lines[-1].strip():
         lines.pop()
     while lines and not lines[0].strip():
@@ -42,22 +50,22 @@ def _leaf(text: str, heading: int) -> str:
     return _MD_LINE_START.sub(r"\\\1", "\\\n".join(lines))
 
 
-def _code(text: str) -> str:
+def code_span(text: str) -> str:
     code = text.strip("\n")
     fence = "````" if "```" in code else "```"
     return f"{fence}\n{code}\n{fence}" if code else ""
 
 
-def _note_ref(label: str, linked: bool) -> str:
+def footnote_ref(label: str, linked: bool) -> str:
     """A note reference: a footnote reference when its note is in the chapter, else raised."""
     if linked:
         return f"[^{label}]"
     tail = label.rsplit(".", 1)[-1]
-    return tail.translate(_SUPERSCRIPT) if tail.isdigit() else f"[{_md_escape(tail)}]"
+    return tail.translate(_SUPERSCRIPT) if tail.isdigit() else f"[{md_escape(tail)}]"
 
 
 @dataclass
-class _Frame:
+class Frame:
     """A container being built: its kind and the pieces inside it so far."""
 
     kind: str
@@ -76,7 +84,7 @@ def _span(pieces: list[Piece]) -> tuple[int, int]:
     return pieces[0][0], max(end for _s, end, _m in pieces)
 
 
-def _combine(frame: _Frame, parent: _Frame) -> list[Piece]:
+def combine_frame(frame: Frame, parent: Frame) -> list[Piece]:
     """The pieces ``frame`` hands to ``parent`` when it closes."""
     pieces = [p for p in frame.pieces if p[2]]
     kind = frame.kind
@@ -128,7 +136,7 @@ def _cell(markdown: str) -> str:
     return " ".join(markdown.replace("\\\n", " ").split()).replace("|", "\\|")
 
 
-def _table(frame: _Frame) -> list[Piece]:
+def _table(frame: Frame) -> list[Piece]:
     """A Markdown table; a one-column table is layout, and its cells stay blocks."""
     pieces = [p for p in frame.pieces if p[2]]
     rows = [r for r in frame.rows if any(r)]

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote
 
 from ....core.xmlsafe import XmlParseError
 from ...model import SourceUnit, TocEntry
-from .container import _resolve
-from .document import _attr, _children, _descendants, _first, _local
-from .package import _Item, _Package
-from .text import _text_of
-
-if TYPE_CHECKING:
-    from .reader import _Reader
+from .container import resolve_href
+from .document import attribute, child_elements, descendant_elements, first_element, local_name
+from .package import ManifestItem, Package
+from .source import EpubSource
+from .text import text_of
 
 __all__ = [
     "CfiPoint",
@@ -35,8 +33,8 @@ _HEADING = "\x00heading"
 """The target of a nav entry without a link (a ``<span>`` heading a group)."""
 
 def contents(
-    reader: _Reader,
-    package: _Package,
+    reader: EpubSource,
+    package: Package,
     units: list[SourceUnit],
     chapters: dict[str, int],
     manifest_paths: set[str],
@@ -110,7 +108,7 @@ def contents(
     return toc
 
 
-def _nav_root(reader: _Reader, item: _Item) -> Any | None:
+def _nav_root(reader: EpubSource, item: ManifestItem) -> Any | None:
     if not reader.container.has(item.path):
         reader.warn(f"The nav document {item.path} is missing from the archive.")
         return None
@@ -121,32 +119,32 @@ def _nav_root(reader: _Reader, item: _Item) -> Any | None:
         return None
 
 
-def _nav_links(reader: _Reader, item: _Item) -> list[_Link]:
+def _nav_links(reader: EpubSource, item: ManifestItem) -> list[_Link]:
     root = _nav_root(reader, item)
     if root is None:
         return []
-    navs = list(_descendants(root, "nav"))
+    navs = list(descendant_elements(root, "nav"))
     chosen = next(
         (
             n
             for n in navs
-            if "toc" in (_attr(n, "epub:type") or "").split()
+            if "toc" in (attribute(n, "epub:type") or "").split()
             or (n.get("role") or "") == "doc-toc"
         ),
         navs[0] if navs else None,
     )
     if chosen is None:
         return []
-    top = _first(chosen, "ol")
+    top = first_element(chosen, "ol")
     if top is None:
-        top = _first(chosen, "ul")
+        top = first_element(chosen, "ul")
     links: list[_Link] = []
     if top is not None:
         _walk_nav_list(top, 1, item.path, links)
     return links
 
 
-def _ncx_links(reader: _Reader, item: _Item) -> list[_Link]:
+def _ncx_links(reader: EpubSource, item: ManifestItem) -> list[_Link]:
     if not reader.container.has(item.path):
         reader.warn(f"The NCX {item.path} is missing from the archive.")
         return []
@@ -155,7 +153,7 @@ def _ncx_links(reader: _Reader, item: _Item) -> list[_Link]:
     except XmlParseError:
         reader.warn(f"The NCX {item.path} is not readable.")
         return []
-    nav_map = _first(root, "navmap")
+    nav_map = first_element(root, "navmap")
     links: list[_Link] = []
     if nav_map is not None:
         _walk_nav_points(nav_map, 1, item.path, links)
@@ -171,33 +169,33 @@ def _link_key(links: list[_Link]) -> list[tuple[str | None, str | None]]:
 
 
 def _link(level: int, title: str, href: str, doc_path: str) -> _Link:
-    target, fragment = _resolve(posixpath.dirname(doc_path), href)
+    target, fragment = resolve_href(posixpath.dirname(doc_path), href)
     if target == "" and fragment:
         target = doc_path  # "#frag" points into the contents document itself
     return level, title or "(untitled)", target, fragment
 
 
 def _walk_nav_list(ol: Any, level: int, doc_path: str, links: list[_Link]) -> None:
-    for li in _children(ol, "li"):
+    for li in child_elements(ol, "li"):
         # A <span> heads a group without a target: only its children are entries.
-        label = next((c for c in li if _local(c) in ("a", "span")), None)
-        if label is not None and _local(label) == "a":
-            title = _text_of(label) or (label.get("title") or "").strip()
+        label = next((c for c in li if local_name(c) in ("a", "span")), None)
+        if label is not None and local_name(label) == "a":
+            title = text_of(label) or (label.get("title") or "").strip()
             links.append(_link(level, title, label.get("href") or "", doc_path))
         elif label is not None:
-            title = _text_of(label) or (label.get("title") or "").strip()
+            title = text_of(label) or (label.get("title") or "").strip()
             if title:
                 links.append((level, title, _HEADING, None))
         for sub in li:
-            if _local(sub) in ("ol", "ul"):
+            if local_name(sub) in ("ol", "ul"):
                 _walk_nav_list(sub, level + 1, doc_path, links)
 
 
 def _walk_nav_points(parent: Any, level: int, doc_path: str, links: list[_Link]) -> None:
-    for point in _children(parent, "navpoint"):
-        label = _first(point, "navlabel")
-        title = _text_of(label) if label is not None else ""
-        content = next(_children(point, "content"), None)
+    for point in child_elements(parent, "navpoint"):
+        label = first_element(point, "navlabel")
+        title = text_of(label) if label is not None else ""
+        content = next(child_elements(point, "content"), None)
         href = (content.get("src") if content is not None else None) or ""
         links.append(_link(level, title, href, doc_path))
         _walk_nav_points(point, level + 1, doc_path, links)
@@ -211,19 +209,19 @@ CfiPoint = tuple[tuple[tuple[int, str | None], ...], int]
 """A CFI inside one document: its steps (``(index, id assertion)``) and character offset."""
 
 
-def page_targets(reader: _Reader, package: _Package) -> list[tuple[str, str, str]]:
+def page_targets(reader: EpubSource, package: Package) -> list[tuple[str, str, str]]:
     """The nav page list (or the NCX ``pageList``) as ``(label, href, document path)``."""
     nav = next((i for i in package.manifest.values() if "nav" in i.properties), None)
     targets: list[tuple[str, str, str]] = []
     if nav is not None:
         root = _nav_root(reader, nav)
         if root is not None:
-            for element in _descendants(root, "nav"):
-                if "page-list" in (_attr(element, "epub:type") or "").split() or (
+            for element in descendant_elements(root, "nav"):
+                if "page-list" in (attribute(element, "epub:type") or "").split() or (
                     element.get("role") or ""
                 ) == "doc-pagelist":
-                    for a in _descendants(element, "a"):
-                        targets.append((_text_of(a), a.get("href") or "", nav.path))
+                    for a in descendant_elements(element, "a"):
+                        targets.append((text_of(a), a.get("href") or "", nav.path))
                     break
     if targets:
         return targets
@@ -237,17 +235,17 @@ def page_targets(reader: _Reader, package: _Package) -> list[tuple[str, str, str
         root = reader.document(ncx.path, "NCX").root
     except XmlParseError:
         return targets
-    for target in _descendants(root, "pagetarget"):
-        label = _first(target, "navlabel")
-        content = _first(target, "content")
+    for target in descendant_elements(root, "pagetarget"):
+        label = first_element(target, "navlabel")
+        content = first_element(target, "content")
         if content is not None:
-            title = _text_of(label) if label is not None else ""
+            title = text_of(label) if label is not None else ""
             targets.append((title, content.get("src") or "", ncx.path))
     return targets
 
 
 def cfi_points(
-    targets: list[tuple[str, str, str]], package: _Package
+    targets: list[tuple[str, str, str]], package: Package
 ) -> dict[str, list[tuple[CfiPoint, str]]]:
     """Page-list entries given as EPUB CFIs, by the container path of the chapter they name."""
     points: dict[str, list[tuple[CfiPoint, str]]] = {}
@@ -278,7 +276,7 @@ def cfi_points(
 
 
 def page_list(
-    reader: _Reader,
+    reader: EpubSource,
     targets: list[tuple[str, str, str]],
     units: list[SourceUnit],
     chapters: dict[str, int],
@@ -296,7 +294,7 @@ def page_list(
         if "#epubcfi(" in href:
             cfis += 1
             continue
-        target, fragment = _resolve(posixpath.dirname(doc_path), href)
+        target, fragment = resolve_href(posixpath.dirname(doc_path), href)
         index = chapters.get(target or "")
         offset = None
         if index is not None:

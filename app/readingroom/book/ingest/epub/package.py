@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from ....core.errors import Code, CoreError
 from ....core.xmlsafe import XmlParseError
-from .container import _corrupt, _resolve
-from .document import _children, _descendants, _first
-from .text import _text_of
-
-if TYPE_CHECKING:
-    from .reader import _Reader
+from .container import corrupt_book, resolve_href
+from .document import child_elements, descendant_elements, first_element
+from .source import EpubSource
+from .text import text_of
 
 __all__ = [
+    "Images",
+    "ManifestItem",
+    "Package",
     "check_encryption",
     "encrypted",
     "read_package",
@@ -32,7 +32,7 @@ _FONT_OBFUSCATION = frozenset(
 
 
 @dataclass(frozen=True)
-class _Item:
+class ManifestItem:
     id: str
     path: str
     media_type: str
@@ -40,20 +40,20 @@ class _Item:
 
 
 @dataclass
-class _Package:
+class Package:
     path: str
     version: str
     title: str | None
     creators: tuple[str, ...]
     language: str | None
-    manifest: dict[str, _Item]
+    manifest: dict[str, ManifestItem]
     spine: list[tuple[str, bool]]
     toc_id: str | None
     direction: str | None
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def check_encryption(reader: _Reader) -> None:
+def check_encryption(reader: EpubSource) -> None:
     name = "META-INF/encryption.xml"
     if not reader.container.has(name):
         return
@@ -61,16 +61,16 @@ def check_encryption(reader: _Reader) -> None:
         root = reader.document(name, "encryption manifest").root
     except XmlParseError:
         raise encrypted(reader, "an unreadable encryption manifest") from None
-    for data in _descendants(root, "encrypteddata"):
-        method = _first(data, "encryptionmethod")
+    for data in descendant_elements(root, "encrypteddata"):
+        method = first_element(data, "encryptionmethod")
         algorithm = (method.get("Algorithm") if method is not None else "") or ""
-        reference = _first(data, "cipherreference")
+        reference = first_element(data, "cipherreference")
         target = (reference.get("URI") if reference is not None else "") or ""
         if algorithm not in _FONT_OBFUSCATION or _is_content_path(target):
             raise encrypted(reader, "encrypted content (DRM)")
 
 
-def encrypted(reader: _Reader, what: str) -> CoreError:
+def encrypted(reader: EpubSource, what: str) -> CoreError:
     return CoreError(
         Code.ENCRYPTED_SOURCE,
         f"The EPUB has {what} and cannot be read.",
@@ -79,41 +79,41 @@ def encrypted(reader: _Reader, what: str) -> CoreError:
     )
 
 
-def read_package(reader: _Reader) -> _Package:
+def read_package(reader: EpubSource) -> Package:
     opf = rootfile(reader)
     try:
         root = reader.document(opf, "package document").root
     except XmlParseError:
-        raise _corrupt(
+        raise corrupt_book(
             reader.path, "The EPUB's package document (OPF) is not well-formed.", "opf"
         ) from None
     base = posixpath.dirname(opf)
-    metadata = _first(root, "metadata")
+    metadata = first_element(root, "metadata")
     title = creators = language = None
     extra: dict[str, str] = {}
     if metadata is not None:
-        titles = [_text_of(el) for el in _children(metadata, "title")]
+        titles = [text_of(el) for el in child_elements(metadata, "title")]
         title = next((t for t in titles if t), None)
-        creators = tuple(t for el in _children(metadata, "creator") if (t := _text_of(el)))
+        creators = tuple(t for el in child_elements(metadata, "creator") if (t := text_of(el)))
         language = next(
-            (t for el in _children(metadata, "language") if (t := _text_of(el))), None
+            (t for el in child_elements(metadata, "language") if (t := text_of(el))), None
         )
         for key in ("publisher", "identifier", "date"):
-            value = next((t for el in _children(metadata, key) if (t := _text_of(el))), None)
+            value = next((t for el in child_elements(metadata, key) if (t := text_of(el))), None)
             if value:
                 extra[key] = value[:200]
-    manifest: dict[str, _Item] = {}
+    manifest: dict[str, ManifestItem] = {}
     escaped = 0
-    manifest_el = _first(root, "manifest")
-    for el in _children(manifest_el, "item") if manifest_el is not None else ():
+    manifest_el = first_element(root, "manifest")
+    for el in child_elements(manifest_el, "item") if manifest_el is not None else ():
         item_id, href = el.get("id"), el.get("href")
         if not item_id or href is None:
             continue
-        target, _fragment = _resolve(base, href)
+        target, _fragment = resolve_href(base, href)
         if not target:
             escaped += 1
             continue
-        manifest[item_id] = _Item(
+        manifest[item_id] = ManifestItem(
             item_id,
             target,
             (el.get("media-type") or "").strip().lower(),
@@ -121,10 +121,10 @@ def read_package(reader: _Reader) -> _Package:
         )
     if escaped:
         reader.warn(f"{escaped} manifest items point outside the container; ignored.")
-    spine_el = _first(root, "spine")
+    spine_el = first_element(root, "spine")
     spine: list[tuple[str, bool]] = []
     if spine_el is not None:
-        for ref in _children(spine_el, "itemref"):
+        for ref in child_elements(spine_el, "itemref"):
             if ref.get("idref"):
                 spine.append((ref.get("idref"), (ref.get("linear") or "yes") != "no"))
     if spine_el is None or not spine:
@@ -135,7 +135,7 @@ def read_package(reader: _Reader) -> _Package:
             remediation="Check the book opens in an e-book reader.",
         )
     direction = (spine_el.get("page-progression-direction") or "").strip() or None
-    return _Package(
+    return Package(
         path=opf,
         version=(root.get("version") or "").strip() or "unknown",
         title=title,
@@ -149,17 +149,17 @@ def read_package(reader: _Reader) -> _Package:
     )
 
 
-def rootfile(reader: _Reader) -> str:
+def rootfile(reader: EpubSource) -> str:
     name = "META-INF/container.xml"
     if reader.container.has(name):
         try:
             root = reader.document(name, "container file").root
         except XmlParseError:
             root = None
-        for el in _descendants(root, "rootfile") if root is not None else ():
+        for el in descendant_elements(root, "rootfile") if root is not None else ():
             full_path = (el.get("full-path") or "").strip()
             media = (el.get("media-type") or "").strip()
-            target, _ = _resolve("", full_path)
+            target, _ = resolve_href("", full_path)
             if (
                 target
                 and reader.container.has(target)
@@ -172,7 +172,7 @@ def rootfile(reader: _Reader) -> str:
                 return target
     candidates = sorted(n for n in reader.container.entries if n.lower().endswith(".opf"))
     if not candidates:
-        raise _corrupt(reader.path, "The EPUB has no package document (OPF).", "no_opf")
+        raise corrupt_book(reader.path, "The EPUB has no package document (OPF).", "no_opf")
     reader.warn(f"META-INF/container.xml does not name a package; using {candidates[0]}.")
     return candidates[0]
 
@@ -187,10 +187,10 @@ def _is_content_path(uri: str) -> bool:
 # --- images ----------------------------------------------------------------------------------
 
 
-class _Images:
+class Images:
     """Resolves a chapter's image references through the manifest, once each."""
 
-    def __init__(self, reader: _Reader, base: str, manifest_paths: set[str]) -> None:
+    def __init__(self, reader: EpubSource, base: str, manifest_paths: set[str]) -> None:
         self.reader = reader
         self.base = base
         self.manifest_paths = manifest_paths
@@ -203,7 +203,7 @@ class _Images:
             return None
         if href in self._seen:
             return self._seen[href]
-        target, _ = _resolve(self.base, href)
+        target, _ = resolve_href(self.base, href)
         result: str | None = None
         if target is None:
             if not urlsplit(href.strip()).scheme:

@@ -13,18 +13,18 @@ from typing import Any
 from ....core.errors import Code, CoreError
 from ....core.xmlsafe import MAX_DEPTH, XmlParseError
 from ...model import SourceDocument, SourceUnit, TocEntry
-from .container import MAX_CSS_BYTES, _Container, _corrupt, _resolve, _unsafe
+from .container import MAX_CSS_BYTES, Container, corrupt_book, resolve_href, unsafe_book
 from .document import (
-    _decode,
-    _descendants,
-    _first,
-    _local,
-    _parse,
-    _Parsed,
-    _TooDeep,
-    _UnsafeDoctype,
+    ParsedDocument,
+    TooDeep,
+    UnsafeDoctype,
+    decode_document,
+    descendant_elements,
+    first_element,
+    local_name,
+    parse_document,
 )
-from .markdown import _note_ref
+from .markdown import footnote_ref
 from .navigation import (
     CfiPoint,
     cfi_points,
@@ -33,8 +33,8 @@ from .navigation import (
     page_targets,
     with_subheadings,
 )
-from .package import _Images, _Package, check_encryption, read_package
-from .text import _HEADINGS, _VERTICAL, _Built, _css_vertical, _text_of, _TextBuilder
+from .package import Images, Package, check_encryption, read_package
+from .text import HEADINGS, VERTICAL_CSS, BuiltText, TextBuilder, css_vertical, text_of
 
 __all__ = [
     "read_epub",
@@ -56,15 +56,15 @@ def read_epub(path: Path, *, progress: Callable[[int, int], None] | None = None)
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         message = "The EPUB is not a readable ZIP archive."
-        raise _corrupt(path, message, type(exc).__name__) from None
+        raise corrupt_book(path, message, type(exc).__name__) from None
     with archive:
-        container = _Container(archive, path)
+        container = Container(archive, path)
         return _Reader(container, path, progress).read()
 
 
 @dataclass
 class _Chapter:
-    built: _Built
+    built: BuiltText
     images: list[str]
     first_heading: str | None
     vertical: bool
@@ -72,7 +72,7 @@ class _Chapter:
 
 class _Reader:
     def __init__(
-        self, container: _Container, path: Path, progress: Callable[[int, int], None] | None
+        self, container: Container, path: Path, progress: Callable[[int, int], None] | None
     ) -> None:
         self.container = container
         self.path = path
@@ -93,17 +93,17 @@ class _Reader:
 
     # -- documents --
 
-    def document(self, name: str, what: str, *, content: bool = False) -> _Parsed:
+    def document(self, name: str, what: str, *, content: bool = False) -> ParsedDocument:
         try:
-            parsed = _parse(self.container.read(name), content=content)
-        except _UnsafeDoctype:
-            raise _unsafe(
+            parsed = parse_document(self.container.read(name), content=content)
+        except UnsafeDoctype:
+            raise unsafe_book(
                 self.path,
                 f"The EPUB's {what} declares entities in a DOCTYPE (refused: XXE risk).",
                 reason="doctype",
                 entry=name[:200],
             ) from None
-        except _TooDeep:
+        except TooDeep:
             raise CoreError(
                 Code.UNSAFE_SOURCE,
                 f"The EPUB's {what} {name[:120]!r} nests elements more than {MAX_DEPTH} levels "
@@ -209,7 +209,7 @@ class _Reader:
         )
 
     def spine_unit(
-        self, idref: str, index: int, manifest_paths: set[str], package: _Package
+        self, idref: str, index: int, manifest_paths: set[str], package: Package
     ) -> tuple[SourceUnit, str | None] | None:
         item = package.manifest.get(idref)
         if item is None:
@@ -274,28 +274,28 @@ class _Reader:
 
     def chapter(self, root: Any, path: str, manifest_paths: set[str], index: int) -> _Chapter:
         base = posixpath.dirname(path)
-        body = _first(root, "body")
+        body = first_element(root, "body")
         if body is None:
             body = root
-        images = _Images(self, base, manifest_paths)
+        images = Images(self, base, manifest_paths)
         spine_paths = self._spine_paths
         links: dict[str, bool] = {}
 
         def is_chapter_link(href: str) -> bool:
             found = links.get(href)
             if found is None:
-                target, _ = _resolve(base, href)
+                target, _ = resolve_href(base, href)
                 found = links[href] = bool(target) and target != path and target in spine_paths
             return found
 
         def note_target(href: str) -> tuple[str, str] | None:
-            target, fragment = _resolve(base, href)
+            target, fragment = resolve_href(base, href)
             if not (target and fragment) or target == path or target not in spine_paths:
                 return None
             return None if target in self._read_paths else (target, fragment)
 
         self._read_paths.add(path)
-        builder = _TextBuilder(images, note_prefix=f"{index + 1}.",
+        builder = TextBuilder(images, note_prefix=f"{index + 1}.",
                                is_chapter_link=is_chapter_link, note_target=note_target,
                                later_notes=self._later_notes)
         builder.note_labels.update(self._later_notes.pop(path, {}))
@@ -305,7 +305,7 @@ class _Reader:
         builder.walk(body)
         built = builder.finish()
         heading = next(
-            (t for el in body.iter() if _local(el) in _HEADINGS and (t := _text_of(el))), None
+            (t for el in body.iter() if local_name(el) in HEADINGS and (t := text_of(el))), None
         )
         return _Chapter(built, images.found, heading, self.vertical(root, body, base))
 
@@ -314,20 +314,20 @@ class _Reader:
         classes: set[str] = set()
         for el in (root, body):
             classes.update((el.get("class") or "").split())
-            if _VERTICAL.search(el.get("style") or ""):
+            if VERTICAL_CSS.search(el.get("style") or ""):
                 return True
-        sheets = [(el.text or "") for el in _descendants(root, "style")]
-        for link in _descendants(root, "link"):
+        sheets = [(el.text or "") for el in descendant_elements(root, "style")]
+        for link in descendant_elements(root, "link"):
             if "stylesheet" in (link.get("rel") or "").lower() and link.get("href"):
-                target, _ = _resolve(base, link.get("href"))
+                target, _ = resolve_href(base, link.get("href"))
                 if target and self.container.has(target):
                     sheets.append(self.stylesheet(target))
-        return any(_css_vertical(css, classes) for css in sheets if css)
+        return any(css_vertical(css, classes) for css in sheets if css)
 
     def stylesheet(self, name: str) -> str:
         if name not in self._css:
             try:
-                self._css[name] = _decode(self.container.read(name, MAX_CSS_BYTES))
+                self._css[name] = decode_document(self.container.read(name, MAX_CSS_BYTES))
             except CoreError:
                 self._css[name] = ""
         return self._css[name]
@@ -349,7 +349,7 @@ def _index_title(heading: str | None) -> bool:
 
 def _link_target(base: str, href: str) -> str:
     """An href as ``container/path#fragment`` (empty when it leaves the book)."""
-    target, fragment = _resolve(base, href)
+    target, fragment = resolve_href(base, href)
     if target is None:
         return ""
     return f"{target}#{fragment}" if fragment else target
@@ -390,7 +390,7 @@ def _is_colophon(root: Any, path: str) -> bool:
     name = posixpath.basename(path).casefold()
     if any(word in name for word in _COLOPHON_NAMES):
         return True
-    body = _first(root, "body")
+    body = first_element(root, "body")
     candidates = [root] if body is None else [body, *[c for c in body if isinstance(c.tag, str)]]
     for element in candidates[:6]:
         types = (element.get("{http://www.idpf.org/2007/ops}type") or "").split()
@@ -484,7 +484,7 @@ def _without_dangling_notes(
         blocks = []
         for start, end, markdown in unit.blocks:
             for label in dangling:
-                markdown = markdown.replace(f"[^{label}]", _note_ref(label, False))
+                markdown = markdown.replace(f"[^{label}]", footnote_ref(label, False))
             blocks.append((start, end, markdown))
         if out is units:
             out = list(units)

@@ -5,18 +5,40 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ...text import is_cjk
-from .document import _local
-from .markdown import _BREAK, _code, _combine, _Frame, _leaf, _md_escape, _note_ref
+from .document import local_name
+from .markdown import (
+    LINE_BREAK,
+    Frame,
+    code_span,
+    combine_frame,
+    footnote_ref,
+    leaf_markdown,
+    md_escape,
+)
 
-if TYPE_CHECKING:
-    from .package import _Images
-
-__all__: list[str] = []
+__all__ = [
+    "HEADINGS",
+    "VERTICAL_CSS",
+    "BuiltText",
+    "ImageLinks",
+    "TextBuilder",
+    "css_vertical",
+    "text_of",
+]
 
 _XLINK = "http://www.w3.org/1999/xlink"
+
+
+class ImageLinks(Protocol):
+    """How a chapter's image references become container paths (:class:`.package.Images`)."""
+
+    def resolve(self, href: str | None) -> str | None:
+        """The container path of the image ``href`` names, or None (with a warning) when it
+        points outside the container, is not in the manifest or is missing."""
+        ...
 
 
 _HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
@@ -33,11 +55,11 @@ _BLOCKS = frozenset(
         "ol", "p", "pre", "section", "summary", "table", "tbody", "tfoot", "thead", "tr", "ul",
     }
 )  # fmt: skip
-_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _CELLS = frozenset({"td", "th"})
 
 
-def _text_of(element: Any) -> str:
+def text_of(element: Any) -> str:
     """The element's text without ruby readings, whitespace collapsed (for titles)."""
     return _collapse("".join(_text_nodes(element)))
 
@@ -46,7 +68,7 @@ def _reading_of(ruby: Any) -> str:
     """The reading of a ``<ruby>``: the text of its ``<rt>`` children (with ``<rtc>``)."""
     parts = []
     for child in ruby.iter():
-        if _local(child) == "rt":
+        if local_name(child) == "rt":
             parts.append("".join(child.itertext()))
     return _collapse("".join(parts)).replace(" ", "")
 
@@ -61,7 +83,7 @@ def _text_nodes(element: Any) -> Iterator[str]:
     if element.text:
         yield element.text
     for child in element:
-        name = _local(child)
+        name = local_name(child)
         if name and name not in _SKIP:
             yield from _text_nodes(child)
         if child.tail:
@@ -70,18 +92,18 @@ def _text_nodes(element: Any) -> Iterator[str]:
 
 # --- CSS: vertical writing -------------------------------------------------------------------
 
-_VERTICAL = re.compile(r"(?:-epub-|-webkit-)?writing-mode\s*:\s*(?:vertical|tb)", re.IGNORECASE)
+VERTICAL_CSS = re.compile(r"(?:-epub-|-webkit-)?writing-mode\s*:\s*(?:vertical|tb)", re.IGNORECASE)
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _CSS_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _COMPOUND_SPLIT = re.compile(r"[\s>+~]+")
 
 
-def _css_vertical(css: str, classes: set[str]) -> bool:
+def css_vertical(css: str, classes: set[str]) -> bool:
     """True if a rule sets vertical writing on html, body, :root or one of their classes."""
-    if not _VERTICAL.search(css):
+    if not VERTICAL_CSS.search(css):
         return False
     for selectors, declarations in _CSS_RULE.findall(_CSS_COMMENT.sub("", css)):
-        if not _VERTICAL.search(declarations):
+        if not VERTICAL_CSS.search(declarations):
             continue
         for selector in selectors.split(","):
             parts = [p for p in _COMPOUND_SPLIT.split(selector.strip()) if p]
@@ -98,7 +120,7 @@ def _css_vertical(css: str, classes: set[str]) -> bool:
 
 
 def _image_href(element: Any) -> str | None:
-    name = _local(element)
+    name = local_name(element)
     if name == "img":
         return element.get("src")
     if name == "image":
@@ -143,7 +165,7 @@ def _epub_type(element: Any) -> str:
 
 def _page_label(element: Any) -> str | None:
     """A page-break marker's printed page label (title, aria-label, text, id)."""
-    for raw in (element.get("title"), element.get("aria-label"), _text_of(element)):
+    for raw in (element.get("title"), element.get("aria-label"), text_of(element)):
         if raw and raw.strip():
             found = _PAGE_LABEL.match(raw.strip())
             label = found.group(1) if found else raw.strip()
@@ -188,7 +210,7 @@ _GROUPS = {"ul": "list", "ol": "list", "li": "item", "blockquote": "quote", "tab
            "tr": "row", "td": "cell", "th": "cell", "caption": "caption"}
 
 
-class _TextBuilder:
+class TextBuilder:
     """Raw text in document order, HTML whitespace rules applied, with anchor offsets.
 
     The same pass marks furniture (page-break markers, note references, verse line numbers),
@@ -196,7 +218,7 @@ class _TextBuilder:
     the raw text.
     """
 
-    def __init__(self, images: _Images, *, note_prefix: str = "",
+    def __init__(self, images: ImageLinks, *, note_prefix: str = "",
                  is_chapter_link: Callable[[str], bool] | None = None,
                  note_target: Callable[[str], tuple[str, str] | None] | None = None,
                  later_notes: dict[str, dict[str, str]] | None = None) -> None:
@@ -238,7 +260,7 @@ class _TextBuilder:
         self.links_found: list[tuple[int, int, str]] = []
         self.readings: list[tuple[int, int, str]] = []
         # Markdown: the open containers, the current leaf and its raw span
-        self.frames: list[_Frame] = [_Frame("root")]
+        self.frames: list[Frame] = [Frame("root")]
         self.leaf: list[str] = []
         self.leaf_start: int | None = None
         self.leaf_end = 0
@@ -258,7 +280,7 @@ class _TextBuilder:
     # -- the walk --
 
     def walk(self, element: Any, pre: bool = False) -> None:
-        name = _local(element)
+        name = local_name(element)
         if not name or name in _SKIP:
             return  # a comment or processing instruction says nothing (its tail is text)
         for key in ("id", "name") if name == "a" else ("id",):
@@ -302,14 +324,14 @@ class _TextBuilder:
         if block or group is not None:
             self.flush()
             if group is not None:
-                frame = _Frame(group, ordered=name == "ol")
+                frame = Frame(group, ordered=name == "ol")
                 if group == "note":
                     frame.label = note
                     if note is not None:
                         self.notes_defined.add(note)
                 self.frames.append(frame)
-            if name in _HEADINGS:
-                self.heading = _HEADINGS[name]
+            if name in HEADINGS:
+                self.heading = HEADINGS[name]
         if name == "br":
             self.hard_break()
         elif name in _CELLS and self.last not in ("", "\n"):
@@ -385,7 +407,7 @@ class _TextBuilder:
             if group is not None:
                 frame = self.frames.pop()
                 parent = self.frames[-1]
-                parent.pieces.extend(_combine(frame, parent))
+                parent.pieces.extend(combine_frame(frame, parent))
             self.heading = 0
             self.pre_leaf = False
         if furniture is not None:
@@ -444,7 +466,7 @@ class _TextBuilder:
         core = body.rstrip(_WS)
         first = _WORD.match(core).group(0)  # type: ignore[union-attr]
         plain = self.md_quiet or self.code_depth
-        self.emit(first, first if plain else _md_escape(first), spaced=True)
+        self.emit(first, first if plain else md_escape(first), spaced=True)
         rest = core[len(first) :]
         if rest:
             if ("\n" in rest or "\r" in rest) and not rest.isascii():
@@ -463,7 +485,7 @@ class _TextBuilder:
                 if self.index_depth:
                     self.index_chars += len(run)
                 if not self.md_quiet:
-                    self.leaf.append(run if self.code_depth else _md_escape(run))
+                    self.leaf.append(run if self.code_depth else md_escape(run))
                 self.leaf_end = self.length
                 self.last = run[-1]
         if len(core) != len(body):
@@ -474,7 +496,7 @@ class _TextBuilder:
     def add_tokens(self, text: str) -> None:
         tokens = _TOKENS.findall(text)
         plain = self.md_quiet or self.code_depth
-        marked = tokens if plain else _TOKENS.findall(_md_escape(text))
+        marked = tokens if plain else _TOKENS.findall(md_escape(text))
         for token, md in zip(tokens, marked, strict=True):
             if token[0] in " \t\n\r\f":
                 self.space = True
@@ -485,7 +507,7 @@ class _TextBuilder:
     def add_with_marks(self, text: str, marks: list[tuple[int, str]]) -> None:
         tokens = _TOKENS.findall(text)
         plain = self.md_quiet or self.code_depth
-        marked = tokens if plain else _TOKENS.findall(_md_escape(text))
+        marked = tokens if plain else _TOKENS.findall(md_escape(text))
         position = 0
         waiting = list(marks)
         for token, md in zip(tokens, marked, strict=True):
@@ -568,7 +590,7 @@ class _TextBuilder:
             self.parts.append("\n")
             self.length += 1
             self.last = "\n"
-        self.leaf.append("\n" if self.pre_leaf else _BREAK)
+        self.leaf.append("\n" if self.pre_leaf else LINE_BREAK)
 
     # -- Markdown --
 
@@ -604,7 +626,7 @@ class _TextBuilder:
                 self.md_pending[:0] = self.md_open
                 self.md_open = []
             text = "".join(self.leaf)
-            markdown = _code(text) if self.pre_leaf else _leaf(text, self.heading)
+            markdown = code_span(text) if self.pre_leaf else leaf_markdown(text, self.heading)
             if self.leaf_note is not None and markdown.strip():
                 markdown = f"[^{self.leaf_note}]: {markdown}"
                 self.leaf_note = None
@@ -633,7 +655,7 @@ class _TextBuilder:
                 return _BACKLINK
             if class_words & _LINE_CLASSES or "linenum" in words:
                 return "line_number"
-        if name == "sup" and len(element) == 1 and _local(element[0]) == "a":
+        if name == "sup" and len(element) == 1 and local_name(element[0]) == "a":
             # <sup><a href="#fn1">1</a></sup>, [1] brackets allowed; a bare <sup>2</sup>
             # (an exponent) is not a note marker.
             link = element[0]
@@ -643,7 +665,7 @@ class _TextBuilder:
         if (
             name == "a"
             and len(element) == 1
-            and _local(element[0]) == "sup"
+            and local_name(element[0]) == "sup"
             and "#" in (element.get("href") or "")
             and not (element.text or "").strip()
             and _short_link_text(element) is not None
@@ -676,8 +698,8 @@ class _TextBuilder:
         self.furniture_start = None
 
     def note_ref(self, element: Any) -> str:
-        link = element if _local(element) == "a" else next(
-            (el for el in element.iter() if _local(el) == "a"), element
+        link = element if local_name(element) == "a" else next(
+            (el for el in element.iter() if local_name(el) == "a"), element
         )
         href = link.get("href") or ""
         text = _short_link_text(element) or str(len(self.note_labels) + 1)
@@ -695,11 +717,11 @@ class _TextBuilder:
             if target is not None:
                 labels = self.later_notes.setdefault(target[0], {})
                 return self.linked_ref(labels.setdefault(target[1], label))
-        return _note_ref(label, False)
+        return footnote_ref(label, False)
 
     def linked_ref(self, label: str) -> str:
         self.notes_referenced.add(label)
-        return _note_ref(label, True)
+        return footnote_ref(label, True)
 
     def note_label_of(self, element: Any, name: str) -> str | None:
         if not self.note_labels or name not in _BLOCKS:
@@ -709,11 +731,11 @@ class _TextBuilder:
 
     # -- the result --
 
-    def finish(self) -> _Built:
+    def finish(self) -> BuiltText:
         self.flush()
         while len(self.frames) > 1:
             frame = self.frames.pop()
-            self.frames[-1].pieces.extend(_combine(frame, self.frames[-1]))
+            self.frames[-1].pieces.extend(combine_frame(frame, self.frames[-1]))
         text = "".join(self.parts).rstrip()
         end = len(text)
         for anchor in self.pending:
@@ -729,7 +751,7 @@ class _TextBuilder:
         links = tuple((s, min(e, end), href) for s, e, href in self.links_found if s < end)
         readings = tuple((s, min(e, end), r) for s, e, r in self.readings if s < end)
         index = bool(self.chars) and self.index_chars * 2 >= self.chars
-        return _Built(text, anchors, blocks, furniture, marks, self.contents_like(),
+        return BuiltText(text, anchors, blocks, furniture, marks, self.contents_like(),
                       frozenset(self.notes_referenced), frozenset(self.notes_defined),
                       index, links, readings)
 
@@ -758,14 +780,14 @@ _INLINE_MARKS = {
 
 
 @dataclass
-class _Built:
+class BuiltText:
     text: str
     anchors: dict[str, int]
     blocks: tuple[tuple[int, int, str], ...]
     furniture: tuple[tuple[int, int, str], ...]
     page_marks: tuple[tuple[int, str], ...]
     contents: bool
-    """The chapter reads as a contents page (see :meth:`_TextBuilder.contents_like`)."""
+    """The chapter reads as a contents page (see :meth:`TextBuilder.contents_like`)."""
     notes_referenced: frozenset[str]
     """Footnote labels the blocks refer to (``[^label]``)."""
     notes_defined: frozenset[str]

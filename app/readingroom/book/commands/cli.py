@@ -21,16 +21,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..core.envelope import Envelope
-from ..core.errors import Code, CoreError
+from ...core.envelope import Envelope
+from ...core.errors import Code, CoreError
+from .. import ENV_DATA_DIR
+from . import data_folder
 
-__all__ = ["ENV_DATA_DIR", "ENV_DEBUG", "build_parser", "default_data_dir", "json_safe", "main",
-           "render_text", "terminal_safe"]
+__all__ = ["ENV_DEBUG", "build_parser", "json_safe", "main", "render_text", "terminal_safe"]
 
-ENV_DATA_DIR = "BOOK_AGENT_DATA_DIR"
 ENV_DEBUG = "BOOK_AGENT_DEBUG"
 MAX_LOCATOR_FILE_BYTES = 1 << 20
-log = logging.getLogger("readingroom.book.cli")
+log = logging.getLogger("readingroom.book.commands.cli")
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
                      "\u2066-\u2069]")
 """What a book's text must not send to a terminal raw: C0 controls but tab and newline (ESC,
@@ -47,22 +47,6 @@ def terminal_safe(text: str) -> str:
 def json_safe(text: str) -> str:
     """JSON text with the same characters as ``\\uXXXX`` escapes (still the same JSON)."""
     return _UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
-
-
-def default_data_dir() -> Path:
-    """``$BOOK_AGENT_DATA_DIR``, else the suite's data folder + ``book-agent``.
-
-    On Windows the suite's data folder is ``%USERPROFILE%\\ReadingRoom``, outside AppData:
-    Store-packaged hosts virtualise AppData writes, which would hide packages from each other.
-    """
-    configured = os.environ.get(ENV_DATA_DIR, "").strip()
-    if configured:
-        return Path(configured)
-    if sys.platform == "win32":
-        return Path.home() / "ReadingRoom" / "book-agent"
-    import platformdirs
-
-    return platformdirs.user_data_path("readingroom") / "book-agent"
 
 
 class _Progress:
@@ -102,7 +86,7 @@ def _hints(pairs: Sequence[str] | None) -> dict[str, str]:
 
 def _locator_arg(value: str) -> Any:
     """A locator argument: JSON text, ``@FILE`` or ``-`` (stdin), read bounded and as UTF-8."""
-    from .paths import check_text, unusable
+    from ..paths import check_text, unusable
 
     try:
         if value == "-":
@@ -355,7 +339,7 @@ _TEXT_ARGS = ("book_id", "title", "query", "record_id", "text", "href", "hint", 
 
 def _check_text_args(args: argparse.Namespace) -> None:
     """Text arguments must be UTF-8; paths may hold any bytes the file system allows."""
-    from .paths import check_text
+    from ..paths import check_text
 
     for name in _TEXT_ARGS:
         value = getattr(args, name, None)
@@ -380,7 +364,7 @@ def _model_options(c: argparse.ArgumentParser, what: str) -> None:
 def _semantic_config(args: argparse.Namespace) -> Any:
     if args.semantic_model is None and args.embeddings_url is None:
         return None
-    from .search.semantic import SemanticConfig
+    from ..search.semantic import SemanticConfig
 
     return SemanticConfig(model_dir=args.semantic_model, url=args.embeddings_url,
                           model=args.embeddings_model, key_name=args.embeddings_key_env)
@@ -392,7 +376,7 @@ def _ocr_options(args: argparse.Namespace) -> Any:
             raise CoreError(Code.INVALID_ARGUMENT, "--ocr-lang needs --ocr.",
                             remediation="e.g. --ocr --ocr-lang jpn+eng")
         return None
-    from .ocr import OcrOptions
+    from ..ocr import OcrOptions
 
     return OcrOptions(mode=args.ocr, language=args.ocr_lang,
                       on_page=lambda line: print(f"book-agent: {line}", file=sys.stderr,
@@ -405,22 +389,22 @@ def _reranker(args: argparse.Namespace) -> Any:
     if not args.rerank_model:
         raise CoreError(Code.INVALID_ARGUMENT, "--rerank-url needs --rerank-model.",
                         remediation="e.g. --rerank-model rerank-v3.5")
-    from .search.rerank import HttpReranker
+    from ..search.rerank import HttpReranker
 
     return HttpReranker(args.rerank_url, args.rerank_model, key_name=args.rerank_key_env)
 
 
 def _run(args: argparse.Namespace) -> Envelope:
-    from .paths import check_output_file, write_output
-    from .service import BookService, envelope_data
+    from ..paths import check_output_file, write_output
+    from ..service import BookService, envelope_data
 
     _check_text_args(args)
 
     if args.command == "demo":
-        from .demo import run_demo
+        from ..demo import run_demo
 
         return run_demo(keep=args.keep, say=lambda m: print(m, file=sys.stderr))
-    service = BookService(args.data_dir or default_data_dir())
+    service = BookService(data_folder(args.data_dir))
     cmd = args.command
     if cmd == "init":
         return service.init(args.source, book_id=args.book_id, title=args.title,
@@ -536,8 +520,8 @@ def _library_text(env: Envelope, data: dict[str, Any]) -> list[str]:
 
 def _run_batch(service: Any, args: argparse.Namespace) -> Envelope:
     """``add`` or ``sync``: the sources from the arguments (or remembered), then the batch."""
-    from .library.batch import DEFAULT_MAX_BYTES, run_add
-    from .library.sources import LibraryStore, SourceSpec
+    from ..library.batch import DEFAULT_MAX_BYTES, run_add
+    from ..library.sources import LibraryStore, SourceSpec
 
     if args.command == "sync":
         specs = LibraryStore(service.registry.data_dir).sources()
@@ -933,10 +917,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PYMUPDF_MESSAGE", "fd:2")
     os.environ.setdefault("PYMUPDF_LOG", "fd:2")
     words = list(sys.argv[1:] if argv is None else argv)
-    from .mcp_main import RENDER_CHILD_FLAG, mcp_main, split_mcp_argv
+    from ..mcp_pool import RENDER_CHILD_FLAG
+    from .mcp import mcp_main, split_mcp_argv
 
     if words == [RENDER_CHILD_FLAG]:  # the frozen executable as the MCP server's renderer
-        from .mcp_pool import child_main
+        from ..mcp_pool import child_main
 
         return child_main()
     debug = "--debug" in words or os.environ.get(ENV_DEBUG, "").strip() in ("1", "true", "yes")
@@ -989,7 +974,7 @@ def _configure_logging(debug: bool) -> None:
 
 def _unexpected(exc: Exception, debug: bool) -> CoreError:
     """The typed error for an exception no code path foresaw."""
-    from .paths import unusable
+    from ..paths import unusable
 
     see = "" if debug else " (run again with --debug for the traceback)"
     if isinstance(exc, OSError) and exc.filename is not None:

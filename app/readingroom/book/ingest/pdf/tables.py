@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from ..model import Block
+from ...model import Block
 
 __all__ = [
     "TableBudget",

@@ -1,9 +1,9 @@
 """``book-agent [--data-dir DATA] mcp [BOOK_ID] [options]``: the MCP stdio server's launch.
 
-Standard library only at import time (and the declaration): the options are checked and fd 1
-is reserved for JSON-RPC before the SDK, pydantic models or PyMuPDF load, as
-:func:`readingroom.core.entry.server_main` does for every server. Out-of-range options are
-refused here, at launch, with one line on stderr and exit status 2.
+Standard library only at import time (and the declaration, and core's data-folder rule): the
+options are checked and fd 1 is reserved for JSON-RPC before the SDK, pydantic models or
+PyMuPDF load, as :func:`readingroom.core.entry.server_main` does for every server.
+Out-of-range options are refused here, at launch, with one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -15,15 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.declaration import help_text
-from ..core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
-from . import SERVER
+from ...core.declaration import help_text
+from ...core.settings import ENV_SERVER_CONCURRENCY, ENV_TOOL_DEADLINE
+from .. import SERVER
+from . import data_folder, split_command
 
-__all__ = ["MCP_USAGE", "RENDER_CHILD_FLAG", "mcp_main", "split_mcp_argv"]
-
-RENDER_CHILD_FLAG = "--internal-render-child"
-"""The frozen executable's only argument when the MCP server starts it as a page renderer
-(:func:`.mcp_pool.child_main`)."""
+__all__ = ["MCP_USAGE", "mcp_main", "split_mcp_argv"]
 
 MCP_USAGE = """\
 Usage: book-agent [--data-dir DATA] mcp [BOOK_ID] [--timeout S] [--concurrency N]
@@ -64,19 +61,7 @@ registered packages: use the book-agent command line for init, replace and remov
 
 def split_mcp_argv(argv: Sequence[str]) -> tuple[Path | None, list[str]] | None:
     """``(data_dir, arguments after 'mcp')`` when ``argv`` is an ``mcp`` command, else None."""
-    data_dir: Path | None = None
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "--data-dir" and i + 1 < len(argv):
-            data_dir, i = Path(argv[i + 1]), i + 2
-        elif word.startswith("--data-dir="):
-            data_dir, i = Path(word.partition("=")[2]), i + 1
-        elif word in ("--json", "--debug"):
-            i += 1
-        else:
-            return (data_dir, list(argv[i + 1:])) if word == "mcp" else None
-    return None
+    return split_command(argv, "mcp")
 
 
 class _Refused(Exception):
@@ -132,7 +117,7 @@ def _check(args: argparse.Namespace, data_dir: Path) -> None:
     # A missing model folder is not refused here: the server starts, and every search and
     # book_status says semantic: unavailable, with the reason.
     if args.book_id is not None:
-        from .package import Registry, check_book_id
+        from ..package import Registry, check_book_id
 
         check_book_id(args.book_id)
         # A damaged book is served: its tools answer BOOK_DAMAGED, naming the file.
@@ -143,8 +128,8 @@ def _check(args: argparse.Namespace, data_dir: Path) -> None:
 
 def mcp_main(data_dir: Path | None, argv: Sequence[str]) -> int:
     """Serve MCP on stdio until stdin closes; options refused at launch exit 2."""
-    from .. import __version__
-    from ..core.errors import CoreError
+    from ... import __version__
+    from ...core.errors import CoreError
 
     if any(a in ("-h", "--help") for a in argv):
         sys.stderr.write(help_text(SERVER, __version__) + "\n" + MCP_USAGE)
@@ -152,9 +137,7 @@ def mcp_main(data_dir: Path | None, argv: Sequence[str]) -> int:
     if "--version" in argv:
         sys.stderr.write(f"{SERVER.name} {__version__}\n")
         return 0
-    from .cli import default_data_dir
-
-    folder = data_dir or default_data_dir()
+    folder = data_folder(data_dir)
     try:
         args = _parser().parse_args(list(argv))
         _check(args, folder)
@@ -162,11 +145,11 @@ def mcp_main(data_dir: Path | None, argv: Sequence[str]) -> int:
         why = exc.message if isinstance(exc, CoreError) else str(exc)
         sys.stderr.write(f"book-agent mcp: {why}; see book-agent mcp --help\n")
         return 2
-    from ..core.stdio import reserve_stdout
+    from ...core.stdio import reserve_stdout
 
     proto_out = reserve_stdout()
-    from ..core.mcpkit import configure_logging, run_stdio
-    from .server import build_book_server
+    from ...core.mcpkit import configure_logging, run_stdio
+    from ..server import build_book_server
 
     configure_logging()
     run_stdio(build_book_server(folder, book_id=args.book_id, deadline_s=args.timeout,
@@ -180,7 +163,7 @@ def _semantic(args: argparse.Namespace) -> Any:
     """The launch-time semantic model (loaded later, in the background), or None."""
     if args.semantic_model is None and args.embeddings_url is None:
         return None
-    from .search.semantic import SemanticConfig
+    from ..search.semantic import SemanticConfig
 
     return SemanticConfig(model_dir=args.semantic_model, url=args.embeddings_url,
                           model=args.embeddings_model, key_name=args.embeddings_key_env)
@@ -189,6 +172,6 @@ def _semantic(args: argparse.Namespace) -> Any:
 def _reranker(args: argparse.Namespace) -> Any:
     if args.rerank_url is None:
         return None
-    from .search.rerank import HttpReranker
+    from ..search.rerank import HttpReranker
 
     return HttpReranker(args.rerank_url, args.rerank_model, key_name=args.rerank_key_env)

@@ -3,15 +3,15 @@
 One MuPDF text page per page, read as ``blocks``: that costs what plain ``get_text()`` costs
 and also gives each block's rectangle, which the reading order and the outline offsets need.
 A Latin page also reads the same text page as XHTML, for the emphasis of its Markdown blocks
-(:mod:`.pdf_blocks`; cheap, unlike ``dict``). Only a page with CJK text reads it as ``dict``
+(:mod:`.blocks`; cheap, unlike ``dict``). Only a page with CJK text reads it as ``dict``
 (line directions and boxes), because only there can vertical writing or wrapped CJK lines need
 assembling. Pages are streamed: no Page object outlives its turn.
 
 After the last page, what needs the whole book is added to the units (their text never
 changes, so locators stay valid): page furniture (running heads, folios, verse line numbers,
-:mod:`.pdf_furniture`), printed page numbers inferred from the folios when the PDF has no page
+:mod:`.furniture`), printed page numbers inferred from the folios when the PDF has no page
 labels (``label_inferred``), the ``contents`` role of printed contents pages
-(:mod:`.pdf_contents`), the outline placed on the pages (a running head never takes an entry; a
+(:mod:`.contents`), the outline placed on the pages (a running head never takes an entry; a
 section number printed before a title belongs to it), and the Markdown blocks. A PDF without a
 metadata title (or with a file name there) takes its first heading: the largest type on the
 first text page, else the first outline entry that names more than "Contents".
@@ -59,12 +59,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...core.errors import Code, CoreError
-from ..model import Block, FurnitureSpan, SourceDocument, SourceUnit, TocEntry
-from ..ocr import OcrPlan
-from ..text import is_cjk, normalise, normalise_with_offsets
-from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
-from .pdf_blocks import (
+from ....core.errors import Code, CoreError
+from ...model import Block, FurnitureSpan, SourceDocument, SourceUnit, TocEntry
+from ...ocr import OcrPlan
+from ...text import is_cjk, normalise, normalise_with_offsets
+from .blocks import (
     book_compounds,
     emphasis_runs,
     font_headings,
@@ -72,14 +71,15 @@ from .pdf_blocks import (
     page_blocks,
     place_emphasis,
 )
-from .pdf_contents import ContentsJudge
-from .pdf_furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
-from .pdf_headings import heading_depth, looks_fused, numbered_bold_lines, spaced_text
-from .pdf_notes import SYMBOL_MARKERS, body_line_height, footnote_label, note_markers, sup_runs
-from .pdf_tables import TableBudget, looks_tabular, merge_tables, page_tables
+from .contents import ContentsJudge
+from .furniture import BandLine, band_lines, find_furniture, infer_labels, verse_line_numbers
+from .headings import heading_depth, looks_fused, numbered_bold_lines, spaced_text
+from .layout import Box, PageText, assemble_cjk_page, join_blocks, reading_order
+from .notes import SYMBOL_MARKERS, body_line_height, footnote_label, note_markers, sup_runs
+from .tables import TableBudget, looks_tabular, merge_tables, page_tables
 
 if TYPE_CHECKING:
-    from ..ocr import OcrSession
+    from ...ocr import OcrSession
 
 __all__ = ["IMAGE_ONLY_REMEDIATION", "read_pdf"]
 
@@ -100,7 +100,7 @@ _CJK_HINT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u
 _CJK_MIN = 4
 _TABLE_SHARE = 0.15
 """Looking for ruled tables may cost this share of the time spent reading the pages (see
-:mod:`.pdf_tables`)."""
+:mod:`.tables`)."""
 
 
 def _pymupdf() -> Any:
@@ -148,7 +148,7 @@ def read_pdf(
     try:
         if ocr is None:
             return _read_document(pymupdf, doc, path, progress, allow_image_only, None)
-        from ..ocr import OcrSession
+        from ...ocr import OcrSession
 
         with OcrSession(path, ocr.engine, ocr.options) as session:
             return _read_document(pymupdf, doc, path, progress, allow_image_only,
@@ -194,6 +194,36 @@ def _open(pymupdf: Any, path: Path) -> Any:
     return doc
 
 
+@dataclass
+class _Pages:
+    """What the page loop of :func:`_read_document` gathers, page by page."""
+
+    units: list[SourceUnit] = dataclasses.field(default_factory=list)
+    no_text: list[int] = dataclasses.field(default_factory=list)
+    vertical: list[int] = dataclasses.field(default_factory=list)
+    reordered: list[int] = dataclasses.field(default_factory=list)
+    failed: list[int] = dataclasses.field(default_factory=list)
+    ruby: int = 0
+    bands: dict[int, list[BandLine]] = dataclasses.field(default_factory=dict)
+    # Latin pages: block spans, emphasis, heights and MuPDF's heading levels, for the
+    # Markdown blocks built at the end.
+    layouts: dict[int, _Layout] = dataclasses.field(default_factory=dict)
+    # Pages that outline entries point into wait for the furniture (see _resolve_entries).
+    held: dict[int, PageText] = dataclasses.field(default_factory=dict)
+    # Ruled tables (see .tables), searched on grid-like pages within a time budget.
+    tables: dict[int, tuple[Block, ...]] = dataclasses.field(default_factory=dict)
+    tables_unsearched: list[int] = dataclasses.field(default_factory=list)
+    """Grid-like pages left unsearched: the budget was spent."""
+    notes: dict[int, list[FurnitureSpan]] = dataclasses.field(default_factory=dict)
+    """Note markers (see .notes)."""
+    unmapped: dict[int, int] = dataclasses.field(default_factory=dict)
+    """Page → glyphs without Unicode read as word breaks."""
+    ocr_read: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    """Page → what OCR says about the page it read."""
+    ocr_failed: dict[int, str] = dataclasses.field(default_factory=dict)
+    """Page → why OCR could not read it."""
+
+
 def _read_document(
     pymupdf: Any,
     doc: Any,
@@ -206,113 +236,133 @@ def _read_document(
     warnings: list[str] = []
     outline, pending = _outline(doc, total, warnings)
     has_labels = bool(_safe(doc.get_page_labels, []))
+    pages = _read_pages(pymupdf, doc, has_labels, pending, progress, ocr)
+    warnings += _page_warnings(pages, total, path, allow_image_only, ocr)
+    return _assemble(doc, pages, outline, pending, has_labels, warnings)
+
+
+def _read_pages(
+    pymupdf: Any,
+    doc: Any,
+    has_labels: bool,
+    pending: dict[int, list[int]],
+    progress: Callable[[int, int], None] | None,
+    ocr: tuple[OcrPlan, OcrSession] | None,
+) -> _Pages:
+    """Every page read in turn (streamed: no Page object outlives its turn)."""
+    total = doc.page_count
     # Glyph ids are not text: an unmapped glyph comes as U+FFFD and becomes a word break.
     flags = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
-    units: list[SourceUnit] = []
-    no_text: list[int] = []
-    vertical: list[int] = []
-    reordered: list[int] = []
-    failed: list[int] = []
-    ruby = 0
-    bands: dict[int, list[BandLine]] = {}
-    # Latin pages: block spans, emphasis, heights and MuPDF's heading levels, for the
-    # Markdown blocks built at the end.
-    layouts: dict[int, _Layout] = {}
-    # Pages that outline entries point into wait for the furniture (see _resolve_entries).
-    held: dict[int, PageText] = {}
-    # Ruled tables (see .pdf_tables), searched on grid-like pages within a time budget.
-    tables: dict[int, tuple[Block, ...]] = {}
+    pages = _Pages()
     budget = TableBudget(_TABLE_SHARE)
-    tables_unsearched: list[int] = []  # grid-like pages left unsearched: the budget was spent
-    notes: dict[int, list[FurnitureSpan]] = {}  # note markers (see .pdf_notes)
-    unmapped: dict[int, int] = {}  # page → glyphs without Unicode read as word breaks
-    ocr_read: dict[int, dict[str, Any]] = {}  # page → what OCR says about the page it read
-    ocr_failed: dict[int, str] = {}  # page → why OCR could not read it
     for index in range(total):
-        label: str | None = None
-        try:
-            page = doc.load_page(index)
-            if has_labels:
-                label = _clean_label(page.get_label())
-            read_at = time.perf_counter()
-            extracted = _extract_page(page, flags)
-            budget.earn(read_at)
-            if ocr is not None and (ocr[0].options.mode == "all" or not extracted.text.strip()):
-                try:
-                    extracted = _ocr_page(page, extracted, ocr, ocr_read, ocr_failed)
-                except Exception as exc:  # OCR failing on a page must not sink the book
-                    ocr_failed[index] = f"OCR failed: {type(exc).__name__}"
-            if extracted.emphasis is not None:
-                if budget.left <= 0 and looks_tabular(extracted.text, extracted.pieces):
-                    tables_unsearched.append(index)
-                found = page_tables(page, extracted.text, extracted.pieces, budget)
-                if found:
-                    tables[index] = found
-            height = float(page.rect.height)
-            del page  # stream: never hold Page objects past their turn
-        except Exception:  # a damaged page must not sink the book
-            failed.append(index)
-            extracted = PageText("", [])
-            height = 0.0
-        has_text = bool(extracted.text.strip())
-        if not has_text:
-            no_text.append(index)
-        if extracted.vertical:
-            vertical.append(index)
-        if extracted.reordered:
-            reordered.append(index)
-        ruby += extracted.ruby
-        if has_text:
-            band = band_lines(extracted, height)
-            if band:
-                bands[index] = band
-        units.append(
-            SourceUnit(
-                kind="pdf_page",
-                index=index,
-                text=extracted.text,
-                label=label,
-                has_text_layer=has_text,
-                writing_mode="vertical" if extracted.vertical else "horizontal",
-                text_source="ocr" if index in ocr_read else "file",
-                ocr=ocr_read.get(index) or (
-                    {"status": "failed", "reason": ocr_failed[index]}
-                    if index in ocr_failed else None),
-            )
-        )
-        if index in pending or index - 1 in pending:  # an anchor may fall a page early
-            held[index] = extracted
-        if has_text and extracted.emphasis is not None:
-            layouts[index] = _Layout(
-                [(s, e) for s, e, _y0, _y1 in extracted.pieces],
-                extracted.emphasis,
-                [y1 - y0 for _s, _e, y0, y1 in extracted.pieces],
-                extracted.levels or [],
-                extracted.notes,
-                {extracted.pieces[n][0]: label for n, label in extracted.footnotes.items()},
-                extracted.columns,
-            )
-        if extracted.notes:
-            notes[index] = [(s, e, "note_ref") for s, e, _label in extracted.notes]
-        if extracted.unmapped:
-            unmapped[index] = extracted.unmapped
+        label, extracted, height = _read_page(doc, index, has_labels, flags, budget, ocr, pages)
+        _add_page(pages, index, label, extracted, height, pending)
         if progress is not None:
             progress(index + 1, total)
+    return pages
 
-    if ocr_read:
+
+def _read_page(
+    doc: Any, index: int, has_labels: bool, flags: int, budget: TableBudget,
+    ocr: tuple[OcrPlan, OcrSession] | None, pages: _Pages,
+) -> tuple[str | None, PageText, float]:
+    """One page's label, text and height; a damaged page is an empty one (and ``failed``)."""
+    label: str | None = None
+    try:
+        page = doc.load_page(index)
+        if has_labels:
+            label = _clean_label(page.get_label())
+        read_at = time.perf_counter()
+        extracted = _extract_page(page, flags)
+        budget.earn(read_at)
+        if ocr is not None and (ocr[0].options.mode == "all" or not extracted.text.strip()):
+            try:
+                extracted = _ocr_page(page, extracted, ocr, pages.ocr_read, pages.ocr_failed)
+            except Exception as exc:  # OCR failing on a page must not sink the book
+                pages.ocr_failed[index] = f"OCR failed: {type(exc).__name__}"
+        if extracted.emphasis is not None:
+            if budget.left <= 0 and looks_tabular(extracted.text, extracted.pieces):
+                pages.tables_unsearched.append(index)
+            found = page_tables(page, extracted.text, extracted.pieces, budget)
+            if found:
+                pages.tables[index] = found
+        height = float(page.rect.height)
+        del page  # stream: never hold Page objects past their turn
+    except Exception:  # a damaged page must not sink the book
+        pages.failed.append(index)
+        extracted = PageText("", [])
+        height = 0.0
+    return label, extracted, height
+
+
+def _add_page(pages: _Pages, index: int, label: str | None, extracted: PageText,
+              height: float, pending: dict[int, list[int]]) -> None:
+    """The page's unit, and what the whole book needs of it later."""
+    has_text = bool(extracted.text.strip())
+    if not has_text:
+        pages.no_text.append(index)
+    if extracted.vertical:
+        pages.vertical.append(index)
+    if extracted.reordered:
+        pages.reordered.append(index)
+    pages.ruby += extracted.ruby
+    if has_text:
+        band = band_lines(extracted, height)
+        if band:
+            pages.bands[index] = band
+    pages.units.append(
+        SourceUnit(
+            kind="pdf_page",
+            index=index,
+            text=extracted.text,
+            label=label,
+            has_text_layer=has_text,
+            writing_mode="vertical" if extracted.vertical else "horizontal",
+            text_source="ocr" if index in pages.ocr_read else "file",
+            ocr=pages.ocr_read.get(index) or (
+                {"status": "failed", "reason": pages.ocr_failed[index]}
+                if index in pages.ocr_failed else None),
+        )
+    )
+    if index in pending or index - 1 in pending:  # an anchor may fall a page early
+        pages.held[index] = extracted
+    if has_text and extracted.emphasis is not None:
+        pages.layouts[index] = _Layout(
+            [(s, e) for s, e, _y0, _y1 in extracted.pieces],
+            extracted.emphasis,
+            [y1 - y0 for _s, _e, y0, y1 in extracted.pieces],
+            extracted.levels or [],
+            extracted.notes,
+            {extracted.pieces[n][0]: label for n, label in extracted.footnotes.items()},
+            extracted.columns,
+        )
+    if extracted.notes:
+        pages.notes[index] = [(s, e, "note_ref") for s, e, _label in extracted.notes]
+    if extracted.unmapped:
+        pages.unmapped[index] = extracted.unmapped
+
+
+def _page_warnings(pages: _Pages, total: int, path: Path, allow_image_only: bool,
+                   ocr: tuple[OcrPlan, OcrSession] | None) -> list[str]:
+    """What the pages say about the book (OCR, no text layer, damage, vertical writing, ruby,
+    tables, order, glyphs); an image-only or wholly unreadable book is refused here."""
+    warnings: list[str] = []
+    if pages.ocr_read:
         plan = ocr[0] if ocr is not None else None
-        confidences = [r["mean_word_confidence"] for r in ocr_read.values()
+        confidences = [r["mean_word_confidence"] for r in pages.ocr_read.values()
                        if r.get("mean_word_confidence") is not None]
         warnings.append(
-            f"{len(ocr_read)} pages were read by OCR ({_page_list(sorted(ocr_read))}), "
+            f"{len(pages.ocr_read)} pages were read by OCR ({_page_list(sorted(pages.ocr_read))}), "
             f"language {plan.options.language if plan else '?'}"
             + (f", mean word confidence {sum(confidences) / len(confidences):.0f}"
                if confidences else "")
             + ": their text is machine-read, not the publisher's (text_source: ocr).")
-    if ocr_failed:
-        shown = "; ".join(f"index {i}: {why}" for i, why in sorted(ocr_failed.items())[:5])
-        warnings.append(f"OCR could not read {len(ocr_failed)} pages; they stay image-only "
+    if pages.ocr_failed:
+        shown = "; ".join(f"index {i}: {why}" for i, why in sorted(pages.ocr_failed.items())[:5])
+        warnings.append(f"OCR could not read {len(pages.ocr_failed)} pages; they stay image-only "
                         f"({shown}).")
+    no_text, failed = pages.no_text, pages.failed
     if len(no_text) == total:
         if failed:
             raise CoreError(
@@ -336,36 +386,46 @@ def _read_document(
         )
     if failed:
         warnings.append(f"{len(failed)} pages could not be read: {_page_list(failed)}.")
-    if vertical:
+    if pages.vertical:
         warnings.append(
-            f"{len(vertical)} pages are set vertically; their columns were read right to left "
-            f"and joined: {_page_list(vertical)}."
+            f"{len(pages.vertical)} pages are set vertically; their columns were read right to "
+            f"left and joined: {_page_list(pages.vertical)}."
         )
-    if ruby:
+    if pages.ruby:
         warnings.append(
-            f"{ruby} ruby (furigana) characters beside the text were left out of the raw text."
+            f"{pages.ruby} ruby (furigana) characters beside the text were left out of the raw "
+            "text."
         )
-    if tables_unsearched:
+    if pages.tables_unsearched:
         warnings.append(
             f"Ruled-table search stopped at its time budget (a share of the reading time); "
-            f"{len(tables_unsearched)} pages laid out like tables were not searched "
-            f"({_page_list(tables_unsearched)}): tables there, if any, read as text in book.md "
-            "(render the page to see them)."
+            f"{len(pages.tables_unsearched)} pages laid out like tables were not searched "
+            f"({_page_list(pages.tables_unsearched)}): tables there, if any, read as text in "
+            "book.md (render the page to see them)."
         )
-    if reordered:
+    if pages.reordered:
         warnings.append(
-            f"{len(reordered)} pages had an implausible content order and were re-read by "
-            f"columns: {_page_list(reordered)}."
+            f"{len(pages.reordered)} pages had an implausible content order and were re-read by "
+            f"columns: {_page_list(pages.reordered)}."
         )
+    if pages.unmapped:
+        unmapped = sorted(pages.unmapped)
+        warnings.append(
+            f"{sum(pages.unmapped.values())} glyphs on {len(unmapped)} pages have no Unicode in "
+            f"their font ({_page_list(unmapped)}): they were read as word breaks, not as text.")
+    return warnings
 
-    if unmapped:
-        pages = sorted(unmapped)
-        warnings.append(
-            f"{sum(unmapped.values())} glyphs on {len(pages)} pages have no Unicode in their "
-            f"font ({_page_list(pages)}): they were read as word breaks, not as text.")
-    units = _furnish(units, bands, outline, has_labels, notes)
+
+def _assemble(doc: Any, pages: _Pages, outline: list[_OutlineItem],
+              pending: dict[int, list[int]], has_labels: bool,
+              warnings: list[str]) -> SourceDocument:
+    """After the last page: furniture, the outline placed, the title, the contents, the
+    Markdown blocks and the metadata."""
+    total = doc.page_count
+    units = _furnish(pages.units, pages.bands, outline, has_labels, pages.notes)
     furniture = {u.index: u.furniture for u in units if u.furniture}
-    resolution = _resolve_entries(outline, pending, held, furniture, _continued_pages(units))
+    resolution = _resolve_entries(outline, pending, pages.held, furniture,
+                                  _continued_pages(units))
     resolved = resolution.entries
     if resolution.unfurnish:
         units = [dataclasses.replace(u, furniture=tuple(
@@ -379,13 +439,13 @@ def _read_document(
             + (" …" if len(resolution.renamed) > 5 else "") + ".")
     meta = _safe(lambda: doc.metadata, None) or {}
     title = _metadata_title(meta.get("title"))
-    if title is None and len(no_text) < total:
+    if title is None and len(pages.no_text) < total:
         title = _heading_title(doc, units, outline)
     toc: list[TocEntry] = [resolved[n] for n in sorted(resolved)]
     ends: dict[int, dict[int, int]] = {}
     if not outline:
-        toc, ends = _layout_toc(doc, units, layouts)
-    units = _with_blocks(units, layouts, toc or None, tables,
+        toc, ends = _layout_toc(doc, units, pages.layouts)
+    units = _with_blocks(units, pages.layouts, toc or None, pages.tables,
                          resolution.headings if outline else None, ends)
     if not has_labels and any(u.label_inferred for u in units):
         warnings.append(
@@ -528,7 +588,7 @@ def _with_blocks(
     printed: set[tuple[int, int]] | None = None,
     ends: dict[int, dict[int, int]] | None = None,
 ) -> list[SourceUnit]:
-    """The units with their Markdown blocks (see :mod:`.pdf_blocks`); text unchanged.
+    """The units with their Markdown blocks (see :mod:`.blocks`); text unchanged.
 
     Headings are the outline's entries that start at a printed heading (``printed``:
     ``(page, offset)``; None: all of them); a PDF without an outline takes them from type
@@ -595,7 +655,7 @@ def _layout_toc(
     doc: Any, units: list[SourceUnit], layouts: dict[int, _Layout]
 ) -> tuple[list[TocEntry], dict[int, dict[int, int]]]:
     """Contents entries of a PDF without an outline, from its printed headings (see
-    :mod:`.pdf_headings`), and where each heading's text ends, per page.
+    :mod:`.headings`), and where each heading's text ends, per page.
 
     Running heads and contents pages give none. A heading whose words look fused is spelt
     with the spaces its glyph positions show.
@@ -709,7 +769,7 @@ def _largest_line(page: Any) -> str | None:
     """The lines set in the page's largest type, when that type stands out from the body.
 
     Word spaces fused by tight kerning are rebuilt from the glyph positions
-    (:func:`.pdf_headings.spaced_text`).
+    (:func:`.headings.spaced_text`).
     """
     data = page.get_text("rawdict", flags=0)
     lines: list[tuple[float, str]] = []
@@ -1326,7 +1386,7 @@ def _footnotes_last(
     height: float,
 ) -> tuple[list[Box], dict[int, tuple[str, ...]]]:
     """The blocks with the page's footnotes moved after its body, in their order down the
-    page, and each footnote block's labels (see :mod:`.pdf_notes`)."""
+    page, and each footnote block's labels (see :mod:`.notes`)."""
     sizes = [(b.y1 - b.y0, len(cleaned[id(b)])) for b in ordered if cleaned[id(b)]]
     body = body_line_height(sizes)
     if body is None:

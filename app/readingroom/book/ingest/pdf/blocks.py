@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import pairwise
 
-from ..model import Block, FurnitureSpan
+from ...model import Block, FurnitureSpan
 
 __all__ = [
     "Emphasis",

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
 
-from ..model import FurnitureSpan
+from ...model import FurnitureSpan
 from .layout import PageText
 
 __all__ = [

@@ -3,7 +3,7 @@
 A PDF without an outline still prints its headings. Two kinds are taken from the layout:
 
 * type that stands out: a one-line block MuPDF's XHTML makes a heading and that is set larger
-  than the book's paragraphs (:func:`.pdf_blocks.font_headings`);
+  than the book's paragraphs (:func:`.blocks.font_headings`);
 * numbered bold lines: a line set wholly in bold that begins with a section number and reads
   like a title (``1 Background``, ``3.4 Basic Pattern Generation``), alone in its block or
   the first line of one, even at body size — the usual section heading of a paper.

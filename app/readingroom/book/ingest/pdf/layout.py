@@ -23,7 +23,7 @@ import statistics
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from ..text import is_cjk
+from ...text import is_cjk
 
 __all__ = [
     "Box",
@@ -71,11 +71,11 @@ class PageText:
     """Ruby (furigana) glyphs left out of the text."""
     emphasis: list[list[tuple[int, int, bool, bool]]] | None = None
     """Per piece, its bold/italic spans relative to the piece (Latin pages; see
-    :mod:`.pdf_blocks`); None where the page's Markdown blocks are not built."""
+    :mod:`.blocks`); None where the page's Markdown blocks are not built."""
     levels: list[int] | None = None
     """Per piece, MuPDF's heading level for it (1-3 from its type size; 0: a paragraph)."""
     notes: list[tuple[int, int, str]] = field(default_factory=list)
-    """Note markers ``(start, end, label)`` in ``text`` (see :mod:`.pdf_notes`)."""
+    """Note markers ``(start, end, label)`` in ``text`` (see :mod:`.notes`)."""
     footnotes: dict[int, tuple[str, ...]] = field(default_factory=dict)
     """Piece index → the labels of the footnotes that piece holds."""
     unmapped: int = 0

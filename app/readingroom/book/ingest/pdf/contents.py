@@ -24,8 +24,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
-from ..furniture import MASK, mask_furniture
-from ..model import FurnitureSpan
+from ...furniture import MASK, mask_furniture
+from ...model import FurnitureSpan
 
 __all__ = ["ContentsJudge", "outline_key"]
 

@@ -11,8 +11,9 @@ named (Codex ``env_vars``), never written. For hosts that load Agent Skills (Cod
 Code) the Book Skill of each served book is exported into the host's skill folder; for the
 others, into a zip for manual upload.
 
-The host side lives in ``readingroom.setup.instance``, reached through a ``"module:attribute"``
-reference: this package imports ``core`` only, like every server.
+The host side lives in ``readingroom.setup.instance`` (and the host list in
+``readingroom.hosts``), reached through the ``"module:attribute"`` references below and only
+when ``install-host`` runs: this package imports ``core`` only, like every server.
 """
 
 from __future__ import annotations
@@ -23,32 +24,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.declaration import resolve
-from ..core.errors import CoreError
+from ...core.declaration import resolve
+from ...core.errors import CoreError
+from . import data_folder, split_command
 
-__all__ = ["HOSTS", "REGISTER", "SKILL_FOLDER", "install_host_main", "split_install_argv"]
+__all__ = ["HOSTS", "INSTANCE", "REGISTER", "SKILL_FOLDER", "install_host_main",
+           "split_install_argv"]
 
 REGISTER = "readingroom.setup.instance:register_instance"
 SKILL_FOLDER = "readingroom.setup.instance:skill_folder"
 INSTANCE = "readingroom.setup.instance:Instance"
-HOSTS = ("codex", "claude-desktop", "claude-code", "vscode", "cursor", "gemini")
+HOSTS = "readingroom.hosts:HOSTS"
+"""The suite's host modules by name: the one host list (``--host`` chooses from it)."""
 
 
 def split_install_argv(argv: Sequence[str]) -> tuple[Path | None, list[str]] | None:
     """``(data_dir, arguments after 'install-host')`` for an install-host command, else None."""
-    data_dir: Path | None = None
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "--data-dir" and i + 1 < len(argv):
-            data_dir, i = Path(argv[i + 1]), i + 2
-        elif word.startswith("--data-dir="):
-            data_dir, i = Path(word.partition("=")[2]), i + 1
-        elif word in ("--json", "--debug"):
-            i += 1
-        else:
-            return (data_dir, list(argv[i + 1:])) if word == "install-host" else None
-    return None
+    return split_command(argv, "install-host")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
         "and Claude Code also get the Book Skill in their skill folder; other hosts a zip to "
         "upload. Exit 0 done, 1 nothing done or verify failed, 2 usage or a host file that "
         "does not parse (untouched).")
-    p.add_argument("--host", required=True, choices=HOSTS)
+    p.add_argument("--host", required=True, choices=tuple(resolve(HOSTS)))
     p.add_argument("book_id", nargs="?", help="serve this book only (default: every book)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--print", dest="mode", action="store_const", const="print",
@@ -132,15 +124,14 @@ def _launch(args: argparse.Namespace) -> list[str]:
 
 def install_host_main(data_dir: Path | None, argv: Sequence[str]) -> int:
     """Run ``install-host``; the exit status (see the module docstring)."""
-    from .cli import default_data_dir
-    from .service import BookService
+    from ..service import BookService
 
     parser = _parser()
     try:
         args = parser.parse_args(list(argv))
     except SystemExit as exc:  # argparse: --help is 0, a usage error 2
         return int(exc.code or 0)
-    folder = (data_dir or default_data_dir()).expanduser().resolve()
+    folder = data_folder(data_dir).expanduser().resolve()
     service = BookService(folder)
     try:
         launch = _launch(args)

@@ -67,8 +67,9 @@ def pytest_args(args: list[str]) -> list[str]:
 
     pytest-xdist (a test extra) runs the suite in one worker per CPU, or
     ``READINGROOM_TEST_WORKERS``; ``--dist loadscope`` keeps each module on one worker, so a
-    fixture its tests share (one server process, books initialised once) is built once. ``-n``, ``--dist``
-    or ``-p no:xdist`` given by the caller win; ``--pdb`` and ``--trace`` run in one process.
+    fixture its tests share (one server process, books initialised once) is built once.
+    ``-n``, ``--dist`` or ``-p no:xdist`` given by the caller win; ``--pdb`` and ``--trace``
+    run in one process.
     """
     if (_has_option(args, "-n", "--numprocesses", "--dist", "--pdb", "--trace")
             or any(arg.endswith("no:xdist") for arg in args)):
@@ -88,6 +89,10 @@ def main(argv: list[str]) -> int:
     if argv[0] == "demo":
         cmd = [str(python), "-m", "readingroom.book", "demo", *argv[1:]]
     else:
+        # Bytecode caches (git-ignored __pycache__) even where PYTHONDONTWRITEBYTECODE is set:
+        # without them every worker re-rewrites the asserts of every test module (about 15 s
+        # of CPU per worker) and every server subprocess recompiles the app.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         cmd = [str(python), "-m", "pytest", *pytest_args(argv[1:])]
     return subprocess.run(cmd, cwd=ROOT, env=env).returncode
 

@@ -112,8 +112,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """The markers of the quick tier (``slow`` and ``live`` are declared in pyproject.toml)."""
     config.addinivalue_line(
-        "markers", "stdio: starts a server or command as a real process (left out by --quick; "
-        f"every test under tests/{{{','.join(PROCESS_FOLDERS)}}} by rule)")
+        "markers", "stdio: starts real server or command processes, or is in a module that does "
+        f"(left out by --quick; every test under tests/{{{','.join(PROCESS_FOLDERS)}}} by rule)")
     config.addinivalue_line(
         "markers", "smoke: the quick tier's stdio check of each server (kept by --quick)")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,20 @@ def install_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def ndl_only_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
+def ndl_only_catalogue() -> Iterator[None]:
     """These tests check host-file mechanics on one server's entry: the catalogue is pinned to
-    ndl-mcp (literature-search-mcp's own registration is tested in tests/literature)."""
+    ndl-mcp (literature-search-mcp's own registration is tested in tests/literature).
+
+    Put back in its order afterwards (deleting and re-adding keys would reorder the catalogue
+    for every later test in the process: the README's settings table follows that order).
+    """
     from readingroom.catalog import SERVERS
 
+    whole = dict(SERVERS)
     for name in [n for n in SERVERS if n != "ndl-mcp"]:
-        monkeypatch.delitem(SERVERS, name)
+        del SERVERS[name]
+    try:
+        yield
+    finally:
+        SERVERS.clear()
+        SERVERS.update(whole)

@@ -3,7 +3,11 @@
 
     python run.py demo    the main job on its embedded default: a book made from this project's
                           docs, initialised, searched, located, rendered (no network, no user data)
-    python run.py test    run the whole test suite (extra arguments go to pytest)
+    python run.py test    run the whole test suite in parallel processes (extra arguments go
+                          to pytest; -n 0 runs it in one process)
+    python run.py test --quick
+                          the quick tier: unit and in-memory MCP tests, one stdio smoke per
+                          server (what to run after each change)
 
 Each creates (or reuses) a virtual environment in ``.venv`` beside this file and installs the
 project into it; it reinstalls only when ``pyproject.toml`` changes.
@@ -48,6 +52,32 @@ def ensure_env() -> Path:
     return python
 
 
+def _has_option(args: list[str], *names: str) -> bool:
+    """Whether ``args`` holds one of the options ``names`` (``-n 2``, ``-n2``, ``--dist=...``)."""
+    for arg in args:
+        for name in names:
+            if arg == name or arg.startswith(name + "=") or (
+                    not name.startswith("--") and arg.startswith(name) and len(arg) > 2):
+                return True
+    return False
+
+
+def pytest_args(args: list[str]) -> list[str]:
+    """The pytest command line: ``args`` run in parallel unless they say otherwise.
+
+    pytest-xdist (a test extra) runs the suite in one worker per CPU, or
+    ``READINGROOM_TEST_WORKERS``; ``--dist loadscope`` keeps each module on one worker, so a
+    fixture its tests share (one server process, books initialised once) is built once.
+    ``-n``, ``--dist`` or ``-p no:xdist`` given by the caller win; ``--pdb`` and ``--trace``
+    run in one process.
+    """
+    if (_has_option(args, "-n", "--numprocesses", "--dist", "--pdb", "--trace")
+            or any(arg.endswith("no:xdist") for arg in args)):
+        return args
+    workers = os.environ.get("READINGROOM_TEST_WORKERS", "").strip() or "auto"
+    return ["-n", workers, "--dist", "loadscope", *args]
+
+
 def main(argv: list[str]) -> int:
     """Dispatch ``demo`` or ``test``."""
     if not argv or argv[0] not in ("demo", "test"):
@@ -59,7 +89,11 @@ def main(argv: list[str]) -> int:
     if argv[0] == "demo":
         cmd = [str(python), "-m", "readingroom.book", "demo", *argv[1:]]
     else:
-        cmd = [str(python), "-m", "pytest", *argv[1:]]
+        # Bytecode caches (git-ignored __pycache__) even where PYTHONDONTWRITEBYTECODE is set:
+        # without them every worker re-rewrites the asserts of every test module (about 15 s
+        # of CPU per worker) and every server subprocess recompiles the app.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        cmd = [str(python), "-m", "pytest", *pytest_args(argv[1:])]
     return subprocess.run(cmd, cwd=ROOT, env=env).returncode
 
 

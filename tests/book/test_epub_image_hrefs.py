@@ -24,6 +24,9 @@ from .conftest import fixture_books
 from .make_books import TINY_JPEG
 from .make_image_hrefs import make_nested_epub
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 IMAGE_LINK = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 
 

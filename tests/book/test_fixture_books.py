@@ -52,6 +52,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> BookService:
     return BookService(tmp_path_factory.mktemp("data"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", _books() or [None], ids=lambda p: p.name if p else "no-books")
 def test_every_sample_book_initialises_as_recorded(path: Path | None, library: BookService):
     if path is None:

@@ -52,6 +52,7 @@ KEYBOARD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d":
                           "\u2014": " -- ", "\u2013": "-", "\u2026": "...", "\u00a0": " "})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["alice-epub3-images.epub", "epub30-spec.epub",
                                   "latex-4-pages-numbered.pdf"])
 def test_plain_punctuation_verifies_against_typographic(name):

@@ -22,6 +22,9 @@ from readingroom.book.view import NO_TEXT_LAYER
 from ..conftest import samples_dir
 from .conftest import fixture_books
 
+# Reads the big real sample books (linear-algebra.epub and the like): left out of the quick tier.
+pytestmark = pytest.mark.slow
+
 
 def _books() -> list[Path]:
     folder = samples_dir() / "books"

@@ -32,6 +32,9 @@ from readingroom.core.errors import Code, CoreError
 from . import make_pdf_classes as make
 from .conftest import fixture_books
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 SEEN_ON_THE_PAGE = ["tip-toeing", "amongst", "widow", "garden", "branches", "kitchen",
                     "scrouched", "Watson", "stretched", "listening", "itching", "scratch",
                     "shoulders", "noticed", "funeral", "anywheres"]

@@ -18,6 +18,9 @@ from readingroom.core.errors import Code, CoreError
 
 from .make_books import make_pdf
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 
 @pytest.fixture
 def book(tmp_path):

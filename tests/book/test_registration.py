@@ -28,6 +28,9 @@ from readingroom.hosts.entries import build_entry, is_ours
 from readingroom.ndl import SERVER as NDL
 from readingroom.setup.instance import Instance, instance_entry
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 posix_only = pytest.mark.skipif(os.name == "nt", reason="the launcher stub is a shell script")
 BOOK = "# Guide\n\n## Whales\nWhales swim in the cold northern sea.\n"
 

@@ -2,6 +2,8 @@
 
 Parametrised over the real catalogue and the test servers (``catalog.py``). Each server is
 started once for the module; the last test closes its stdin and judges everything it wrote.
+The tests marked ``smoke`` (start-up, the sample call, the clean exit) are the quick tier's
+stdio check of every server (``python run.py test --quick``).
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ def test_every_server_has_a_contract_case():
 # --- 1. declaration --------------------------------------------------------------------------
 
 
+@pytest.mark.smoke
 def test_initialize_reports_the_declared_name(running: Running):
     result = running.initialize["result"]
     assert result["serverInfo"]["name"] == running.server.name
@@ -178,6 +181,7 @@ def test_the_suite_tools_list_fits_a_host(capsys: pytest.CaptureFixture[str]):
 # --- 3 and 5. envelopes, credit on success and failure ---------------------------------------
 
 
+@pytest.mark.smoke
 def test_sample_call_succeeds_with_credit(running: Running):
     name, arguments = running.case.sample_call
     result = running.call(name, arguments)
@@ -234,6 +238,7 @@ def test_help_goes_to_stderr_and_names_every_setting(running: Running):
 # --- 6 and 7. clean stdout, clean exit (keep this test last: it closes the server) ----------
 
 
+@pytest.mark.smoke
 def test_stdout_is_json_rpc_only_and_stdin_close_exits_zero(running: Running):
     assert running.client.close() == 0, running.stderr.read_text("utf-8", "replace")[-2000:]
     assert running.client.stdout_problems() == []

@@ -22,14 +22,18 @@ def install_dir(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def ndl_only_catalogue() -> Iterator[None]:
     """These tests check host-file mechanics on one server's entry: the catalogue is pinned to
-    ndl-mcp (literature-search-mcp's own registration is tested in tests/literature)."""
+    ndl-mcp (literature-search-mcp's own registration is tested in tests/literature).
+
+    Put back in its order afterwards (deleting and re-adding keys would reorder the catalogue
+    for every later test in the process: the README's settings table follows that order).
+    """
     from readingroom.catalog import SERVERS
 
-    # Restored whole afterwards, in its order: the README's generated server table (and
-    # registration order) follow the catalogue's order, which delitem's undo would change.
     whole = dict(SERVERS)
     for name in [n for n in SERVERS if n != "ndl-mcp"]:
         del SERVERS[name]
-    yield
-    SERVERS.clear()
-    SERVERS.update(whole)
+    try:
+        yield
+    finally:
+        SERVERS.clear()
+        SERVERS.update(whole)

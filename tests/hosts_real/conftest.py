@@ -61,12 +61,28 @@ def world(tmp_path: Path, hosts: HostPrograms) -> Iterator[World]:
         assert recorder.seen == [], f"a host tried to reach the network: {recorder.seen}"
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """One line: where the hosts came from and how long installing them took."""
+def _summary() -> str | None:
+    """Where the hosts came from and how long installing them took (None: not asked for)."""
     programs = _INSTALL.get("programs")
     if programs is not None:
         how = (f"installed in {programs.install_seconds:.1f} s" if programs.install_seconds
                else "cache warm")
-        terminalreporter.write_line(f"real hosts: {programs.root} ({how}; node {programs.node})")
-    elif "error" in _INSTALL:
-        terminalreporter.write_line(f"real hosts unavailable: {_INSTALL['error']}")
+        return f"real hosts: {programs.root} ({how}; node {programs.node})"
+    if "error" in _INSTALL:
+        return f"real hosts unavailable: {_INSTALL['error']}"
+    return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a pytest-xdist worker: hand the summary line to the controller (tests/conftest.py)."""
+    line = _summary()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if line is not None and workeroutput is not None:
+        workeroutput.setdefault("summary_lines", []).append(line)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line: where the hosts came from and how long installing them took."""
+    line = _summary()
+    if line is not None:
+        terminalreporter.write_line(line)

@@ -6,7 +6,9 @@ Inspector 2.x and Claude Code declare node >= 22, and the machine's node may be 
 are installed with ``npm ci --ignore-scripts`` into
 ``$READINGROOM_HOSTS_CACHE`` (default ``~/.cache/readingroom-hosts``) ``/<hash of the two
 files>``: into a temporary sibling first, renamed into place when complete, so a session that
-was interrupted or runs beside another never sees half an install. The one install script a
+was interrupted never sees half an install. The install holds a lock file beside it
+(``<hash>.lock``), so parallel test workers (pytest-xdist) or sessions that start together
+install once: the others wait, then find the cache warm. The one install script a
 host needs, Claude Code's (it puts the native binary in place of a stub), is then run with the
 pinned node; no other package's install script runs.
 """
@@ -22,6 +24,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 __all__ = [
     "HERE",
@@ -134,6 +138,28 @@ def _claude_postinstall(root: Path, node: Path) -> None:
         raise HostsUnavailable(f"Claude Code's install.cjs failed: {done.stderr.strip()}")
 
 
+def _install_into(root: Path, npm: str) -> None:
+    """``npm ci`` into a temporary sibling of ``root``, renamed into place when complete."""
+    staging = root.with_name(f"{root.name}.tmp-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        for name in MANIFESTS:
+            shutil.copyfile(HERE / name, staging / name)
+        _run_npm(npm, ["ci", "--prefix", str(staging), "--ignore-scripts", "--no-audit",
+                       "--no-fund"], staging)
+        node = _pinned_node(staging) or Path(shutil.which("node") or "node")
+        _claude_postinstall(staging, node)
+        (staging / ".complete").write_text(f"{sys.version}\n", encoding="utf-8")
+        try:
+            staging.rename(root)
+        except OSError:
+            if not (root / ".complete").is_file():  # a session without the lock won the race
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def install() -> HostPrograms:
     """The pinned host programs, installed now unless the cache already holds them.
 
@@ -151,25 +177,16 @@ def install() -> HostPrograms:
     spent = 0.0
     if not (root / ".complete").is_file():
         root.parent.mkdir(parents=True, exist_ok=True)
-        staging = root.with_name(f"{root.name}.tmp-{os.getpid()}")
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir()
+        # One installer at a time: a worker that waited here finds the cache warm after it.
         try:
-            for name in MANIFESTS:
-                shutil.copyfile(HERE / name, staging / name)
-            _run_npm(npm, ["ci", "--prefix", str(staging), "--ignore-scripts", "--no-audit",
-                           "--no-fund"], staging)
-            node = _pinned_node(staging) or Path(shutil.which("node") or "node")
-            _claude_postinstall(staging, node)
-            (staging / ".complete").write_text(f"{sys.version}\n", encoding="utf-8")
-            try:
-                staging.rename(root)
-            except OSError:
-                if not (root / ".complete").is_file():  # another session won the race
-                    raise
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        spent = time.monotonic() - started
+            with FileLock(str(root.with_name(f"{root.name}.lock")),
+                          timeout=INSTALL_TIMEOUT_S * 2):
+                if not (root / ".complete").is_file():
+                    _install_into(root, npm)
+                    spent = time.monotonic() - started
+        except Timeout:
+            raise HostsUnavailable(f"another install into {root} held its lock for over "
+                                   f"{INSTALL_TIMEOUT_S * 2:g} s") from None
     node = _pinned_node(root) or Path(shutil.which("node") or "node")
     version = _version(node)
     if version is None or version < MIN_NODE:

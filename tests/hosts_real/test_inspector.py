@@ -42,12 +42,21 @@ def _inspector(world: World, info: ServerInfo, upstream: dict[str, str], *args: 
     return done.returncode, envelope, done.stderr
 
 
+_LISTED: dict[str, list[dict[str, Any]]] = {}
+"""What ``tools/list --strict`` answered, per server: the same installed executable lists the
+same tools, so the tests after the first read the schemas from here instead of starting the
+Inspector and the server once more (each start costs seconds)."""
+
+
 def _tools(world: World, info: ServerInfo, upstream: dict[str, str]) -> list[dict[str, Any]]:
+    if info.name in _LISTED:
+        return _LISTED[info.name]
     code, envelope, stderr = _inspector(world, info, upstream, "--method", "tools/list",
                                         "--strict")
     assert code == 0, f"tools/list --strict exited {code}: {stderr[-3000:]}"
     assert "schemaFindings" not in envelope, envelope.get("schemaFindings")
     tools: list[dict[str, Any]] = envelope["result"]["tools"]
+    _LISTED[info.name] = tools
     return tools
 
 

@@ -59,6 +59,7 @@ def test_ids_from_file_names_avoid_reserved_names():
     check_book_id(book_id_from_name("x" * 200 + ".pdf"))
 
 
+@pytest.mark.stdio
 def test_cli_refuses_a_trailing_newline_and_creates_no_folder(tmp_path):
     src = make_pdf(tmp_path / "b.pdf", ["Some text."])
     data = tmp_path / "data"

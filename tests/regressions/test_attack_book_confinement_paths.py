@@ -15,6 +15,9 @@ from tests.book.mcp.library import book_server, envelope, make_library
 
 from readingroom.book.service import BookService
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 SECRET = "TOP-SECRET-OUTSIDE-THE-PACKAGE"
 
 

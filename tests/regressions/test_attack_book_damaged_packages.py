@@ -28,7 +28,8 @@ from tests.book.mcp.library import make_library
 
 from readingroom.book.server import build_book_server
 
-pytestmark = pytest.mark.anyio
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,9 @@ from tests.book.mcp.library import book_server
 
 from readingroom.book.service import BookService
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 CALLS = 200
 DEADLINE_S = 3.0
 MARGIN_S = 3.0

@@ -20,7 +20,8 @@ from mcp.shared.memory import create_connected_server_and_client_session
 from readingroom.book.server import build_book_server
 from readingroom.book.service import BookService
 
-pytestmark = pytest.mark.anyio
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 HOSTILE = "\x1b]0;owned\x07\x1b[2J\x1b[31m"
 TITLE = f"Red {HOSTILE}Book\x08\x9b31m\u202eevil"
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

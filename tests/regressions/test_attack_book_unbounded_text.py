@@ -22,7 +22,8 @@ from tests.book.make_books import make_pdf
 from readingroom.book.server import build_book_server
 from readingroom.book.service import BookService
 
-pytestmark = pytest.mark.anyio
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 LONG_TITLE = "Title " + "x" * 9994
 
 

@@ -24,6 +24,9 @@ from tests.book.make_books import make_pdf
 
 from readingroom.book.commands import cli
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 CLI = [sys.executable, "-m", "readingroom.book"]
 
 

@@ -24,6 +24,9 @@ from readingroom.core.platform import Machine
 from readingroom.hosts import Action, ConfigWriteError, build_entries
 from readingroom.hosts.cursor import CursorHost
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 NOW = datetime(2026, 9, 1, 9, 0, 0)
 APPENDS = 300
 

@@ -22,7 +22,8 @@ from tests.core.served import peak_rss_mb
 from readingroom.core.http import MAX_BODY_BYTES, HttpClient, Politeness, UpstreamBodyError
 from readingroom.core.rawstdio import RawStdioClient
 
-pytestmark = pytest.mark.anyio
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 CHUNK = b"<x>" + b"a" * (64 * 1024 - 3)
 RSS_LIMIT_MB = 200
 

@@ -45,6 +45,7 @@ def _repeated_spine_epub(path: Path) -> Path:
     )
 
 
+@pytest.mark.slow
 def test_repeated_spine_entries_are_read_once_in_bounded_memory(tmp_path: Path) -> None:
     path = _repeated_spine_epub(tmp_path / "repeated.epub")
     assert path.stat().st_size < 2 * 1024 * 1024

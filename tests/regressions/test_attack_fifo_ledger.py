@@ -28,7 +28,11 @@ from readingroom.core.errors import Code
 from readingroom.core.rawstdio import RawStdioClient
 from readingroom.ndl.fake import FakeSru
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = [
+    pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform"),
+    pytest.mark.stdio,
+]
 
 QUICK_S = 3.0
 """What "at once" allows on a loaded machine; the fix answers in milliseconds."""

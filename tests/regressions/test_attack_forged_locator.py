@@ -24,6 +24,9 @@ from readingroom.book.locate import Locator, _checksum
 from readingroom.book.service import BookService
 from readingroom.core.errors import Code, CoreError
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 CLI = [sys.executable, "-m", "readingroom.book"]
 
 

@@ -16,10 +16,14 @@ import sys
 import textwrap
 import time
 
+import pytest
 from tests.book.make_books import make_pdf
 
 from readingroom.book.package import STALE_UNOWNED_BUILD_SECONDS
 from readingroom.book.service import BookService
+
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
 
 CLI = [sys.executable, "-m", "readingroom.book"]
 

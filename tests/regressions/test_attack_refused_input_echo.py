@@ -21,6 +21,9 @@ from tests.core.served import peak_rss_mb
 
 from readingroom.core.rawstdio import RawStdioClient
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 HUGE = 1_000_000
 SMALL_REPLY = 20_000
 """Bytes an INVALID_ARGUMENT reply may take, whatever was sent (ndl-mcp's, with its five

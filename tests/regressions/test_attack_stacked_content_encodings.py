@@ -37,6 +37,9 @@ from readingroom.core.http import HttpClient, Politeness, UpstreamBodyError
 from readingroom.core.loopback import LoopbackServer
 from readingroom.core.rawstdio import RawStdioClient
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 RSS_LIMIT_MB = 200
 CALL_SECONDS = 3.0
 """The bound asserted on one call (the fix answers in well under a second; the margin is for a

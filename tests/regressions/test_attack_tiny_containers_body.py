@@ -26,6 +26,9 @@ from readingroom.core.http import HttpClient, Politeness, UpstreamBodyError
 from readingroom.core.loopback import LoopbackServer
 from readingroom.core.rawstdio import RawStdioClient
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 SIZE = 19 * 1024 * 1024
 QUICK_S = 5.0
 """The bound on an answer (the fix answers in a fraction of a second; before: 6 s and more)."""

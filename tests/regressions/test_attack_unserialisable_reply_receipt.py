@@ -18,11 +18,15 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from tests.conftest import REPO_ROOT
 
 from readingroom.core.envelope import DEPTH_MARKER
 from readingroom.core.rawstdio import RawStdioClient
 from readingroom.core.verification import verify
+
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
 
 
 def _run(tmp_path: Path, *tools: str) -> tuple[dict[str, dict], list[dict]]:

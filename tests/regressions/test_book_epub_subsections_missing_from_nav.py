@@ -50,6 +50,7 @@ def test_a_colophon_in_its_own_spine_item_is_its_own_record(service):
     assert all("発行" not in r.text for r in records if r is not colophon[0])
 
 
+@pytest.mark.slow
 def test_linear_algebra_sections_reach_the_contents():
     doc = read_epub(fixture_books() / "linear-algebra.epub")
     nested = [e for e in doc.toc if e.char_offset > 0]

@@ -25,7 +25,11 @@ from tests.book.make_books import make_epub, make_pdf
 from readingroom.book.package import Registry
 from readingroom.book.service import BookService
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = [
+    pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX"),
+    pytest.mark.stdio,
+]
 CLI = [sys.executable, "-m", "readingroom.book"]
 
 

@@ -21,6 +21,9 @@ import pytest
 from tests.book.conftest import fixture_books
 from tests.book.library.zotero_builder import ZoteroLibrary
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 HOLD = textwrap.dedent("""
     import sqlite3, sys
     db = sqlite3.connect(sys.argv[1], isolation_level=None)

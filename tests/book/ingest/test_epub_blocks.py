@@ -109,6 +109,7 @@ def test_mathml_reads_as_text(tmp_path):
     assert unit.blocks == ((0, 20, "Let x\\_{1}+y^{2}=(a)/(b)[A]√(2) hold."),)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _FIXTURES)
 def test_fixture_blocks_cover_every_chapter(name):
     doc = ingest(fixture_books() / name)

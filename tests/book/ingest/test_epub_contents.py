@@ -4,6 +4,8 @@ items typed as contents, and 目次 pages of links are ``contents`` units (still
 
 from __future__ import annotations
 
+import pytest
+
 from readingroom.book.ingest import ingest
 from readingroom.book.records import build_book_text
 
@@ -72,6 +74,7 @@ def test_alice_nav_in_spine_is_the_only_contents_unit():
     assert contents == ["OPS/toc.xhtml"]
 
 
+@pytest.mark.slow
 def test_fixture_nav_documents_in_the_spine_are_contents():
     for name in ("epub30-spec.epub", "linear-algebra.epub"):
         doc = ingest(fixture_books() / name)

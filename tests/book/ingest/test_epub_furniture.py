@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import zipfile
 
+import pytest
+
 from readingroom.book.furniture import mask_furniture
 from readingroom.book.ingest import ingest
 from readingroom.book.text import normalise
@@ -130,6 +132,7 @@ def test_alice_gutenberg_page_anchors_are_page_marks():
     assert [int(m) for m in marks] == sorted(int(m) for m in marks)
 
 
+@pytest.mark.slow
 def test_maths_superscripts_are_not_note_refs():
     doc = ingest(fixture_books() / "linear-algebra.epub")
     assert not any(k == "note_ref" for u in doc.units for _s, _e, k in u.furniture)

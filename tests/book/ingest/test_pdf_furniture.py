@@ -384,6 +384,7 @@ def test_latex_sentence_across_pages_reads_without_the_folio():
     assert quote in _reads(doc)
 
 
+@pytest.mark.slow
 def test_textbook_labels_come_from_the_pdf_and_furniture_is_found():
     doc = _fixture("geotopo-textbook-outline.pdf")
     assert doc.units[5].label == "3"

@@ -105,6 +105,7 @@ def test_a_table_straddled_by_a_block_is_left_out():
     assert merge_tables(blocks, [(5, 20, "T")]) == blocks
 
 
+@pytest.mark.slow
 def test_the_textbook_ingests_with_no_markdown_fallback():
     path = fixture_books() / "geotopo-textbook-outline.pdf"
     doc = ingest(path)

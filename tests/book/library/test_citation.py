@@ -26,6 +26,9 @@ from readingroom.book.library.citation import (
 
 from ..conftest import fixture_books
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 REF = {
     "id": "quellen", "type": "chapter", "title": "Über {Quellen} & 50% der_Theorie #1",
     "author": [{"family": "Thoma", "given": "Martin"}, {"family": "Lovelace", "given": "Ada"},

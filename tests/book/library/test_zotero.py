@@ -24,6 +24,9 @@ from readingroom.book.service import BookService
 from ..conftest import fixture_books
 from .zotero_builder import ZoteroLibrary
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 TITLE_A = "Über die Quellen: «Ἱστορίαι» und Topologie"
 
 

@@ -18,6 +18,9 @@ from readingroom.book.service import BookService
 
 from ..conftest import fixture_books
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 BOOKS = {"alice": "alice-epub3-images.epub", "venus": "venus-and-adonis-epub2.epub",
          "latex": "latex-4-pages-numbered.pdf"}
 

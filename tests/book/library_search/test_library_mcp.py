@@ -11,7 +11,8 @@ from mcp.shared.memory import create_connected_server_and_client_session
 
 from readingroom.book.server import build_book_server
 
-pytestmark = pytest.mark.anyio
+# Starts real server processes: left out of the quick tier (tests/conftest.py).
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
 
 async def _call(data: Path, arguments: dict[str, Any], *, book_id: str | None = None

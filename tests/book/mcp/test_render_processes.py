@@ -21,7 +21,8 @@ from readingroom.core.errors import Code, CoreError
 
 from ..make_books import make_pdf
 
-pytestmark = pytest.mark.anyio
+# Starts real server processes: left out of the quick tier (tests/conftest.py).
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 SILENT_CHILD = [sys.executable, "-c", "import sys; sys.stdin.buffer.read()"]
 
 

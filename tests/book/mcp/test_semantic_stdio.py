@@ -21,6 +21,9 @@ from tests.book.mcp.fake_endpoints import FakeEndpoints
 from tests.book.mcp.library import book_server, envelope
 from tests.book.search.tiny_model import make_model
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 BOOK = """# Power
 
 ## Wires

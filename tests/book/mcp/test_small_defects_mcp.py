@@ -17,6 +17,9 @@ from readingroom.book.service import BookService
 
 from ..conftest import fixture_books
 
+# Starts real server or command processes: left out of the quick tier (tests/conftest.py).
+pytestmark = pytest.mark.stdio
+
 IMAGE_LINK = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 
 

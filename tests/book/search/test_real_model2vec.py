@@ -23,6 +23,9 @@ from readingroom.book.search.semantic import SemanticConfig, SemanticRuntime
 from readingroom.book.service import BookService
 from tests.book.make_epub_classes import make_book
 
+# Reads the big real sample books (linear-algebra.epub and the like): left out of the quick tier.
+pytestmark = pytest.mark.slow
+
 
 def _model_folder() -> Path:
     spec = importlib.util.find_spec("static_model")

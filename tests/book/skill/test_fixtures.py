@@ -12,6 +12,9 @@ from readingroom.book.skill.validate import validate_skill
 from ..conftest import fixture_books
 from ..golden_util import assert_matches_golden
 
+# Builds the Book Skills of the real sample books: left out of the quick tier.
+pytestmark = pytest.mark.slow
+
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 BOOKS = {
     "geotopo": ("geotopo-textbook-outline.pdf", {}),

@@ -23,6 +23,8 @@ from readingroom.cinii.fake import FakeCinii
 from readingroom.core.declaration import help_text
 from readingroom.core.rawstdio import RawStdioClient
 
+pytestmark = pytest.mark.stdio  # starts the server (or the CLI) as a process
+
 posix_only = pytest.mark.skipif(os.name == "nt", reason="the launcher stub is a shell script")
 PLANTED = "planted-cinii-appid-44b1d9"
 HOSTS = "codex,claude-desktop,cursor,vscode,gemini"

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from readingroom.cinii.selftest import run_self_test
+
+pytestmark = pytest.mark.stdio  # starts the server (or the CLI) as a process
 
 # A server with the courtesy stripped: no lock, no floor. The self-test must notice.
 UNPACED = (

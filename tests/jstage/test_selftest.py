@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from readingroom.jstage.selftest import run_self_test
+
+pytestmark = pytest.mark.stdio  # starts the server (or the CLI) as a process
 
 # The original's fault: the floor kept, the lock released before sending.
 UNLOCKED = (

@@ -22,7 +22,7 @@ __all__ = ["function_name", "run"]
 
 
 def function_name(server: str) -> str:
-    """The function of this module that is ``server``'s program (``book-agent`` → ``book_agent``)."""
+    """The function of this module that is ``server``'s program: ``book-agent`` → ``book_agent``."""
     return server.replace("-", "_")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.catalog import BUNDLED_PROGRAMS, PROGRAMS, SERVERS
+from readingroom.catalog import BUNDLED_PROGRAMS, ENTRIES, PROGRAMS, SERVERS
 from readingroom.core.declaration import Program
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,22 +20,23 @@ import entry_scripts  # noqa: E402
 
 def test_console_scripts_are_exactly_the_catalogue():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]
-    assert scripts == {p.name: p.entry_point for p in PROGRAMS.values()}
+    assert scripts == {p.name: p.entry_point for p in ENTRIES.values()}
+    assert list(ENTRIES) == list(PROGRAMS)
     assert set(SERVERS) <= set(BUNDLED_PROGRAMS) == set(scripts)
 
 
 def test_every_entry_point_resolves_to_a_callable():
-    for program in PROGRAMS.values():
+    for program in [*PROGRAMS.values(), *ENTRIES.values()]:
         module, _, function = program.entry_point.partition(":")
         assert callable(getattr(importlib.import_module(module), function)), program.name
 
 
 def test_entry_scripts_call_freeze_support_first(tmp_path: Path):
-    written = entry_scripts.write_entry_scripts(PROGRAMS.values(), tmp_path)
+    written = entry_scripts.write_entry_scripts(ENTRIES.values(), tmp_path)
     assert [name for name, _ in written] == list(BUNDLED_PROGRAMS)
     # A script named like a package (readingroom.py) would shadow it in the frozen program.
     assert not {path.stem for _, path in written} & {"readingroom", "mcp", "httpx"}
-    for (name, path), program in zip(written, PROGRAMS.values(), strict=True):
+    for (name, path), program in zip(written, ENTRIES.values(), strict=True):
         tree = ast.parse(path.read_text("utf-8"))
         main_block = next(n for n in tree.body if isinstance(n, ast.If))
         first = main_block.body[0]
@@ -80,7 +81,7 @@ def test_the_spec_excludes_no_runtime_dependency():
 
 
 def test_each_executable_gets_the_run_time_hooks_and_only_its_own_entry_script(tmp_path: Path):
-    written = entry_scripts.write_entry_scripts(PROGRAMS.values(), tmp_path)
+    written = entry_scripts.write_entry_scripts(ENTRIES.values(), tmp_path)
     paths = [path for _, path in written]
     hooks = [("pyi_rth_inspect", "/pyi/rth/inspect.py", "PYSOURCE"),
              ("pyi_rth_multiprocessing", "/pyi/rth/mp.py", "PYSOURCE")]

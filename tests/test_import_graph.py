@@ -129,12 +129,8 @@ def _references(package: str) -> list[tuple[str, str]]:
     return found
 
 
-@pytest.mark.parametrize("package", [
-    pytest.param(p, marks=pytest.mark.xfail(
-        strict=True, reason="book-agent's install-host reaches setup.instance and hosts by "
-        "reference until the declaration names its per-instance registration (issue 19 §3)"))
-    if p == "book" else p
-    for p in sorted(info.entry_point.split(".")[1] for info in SERVERS.values())])
+@pytest.mark.parametrize("package", sorted(info.entry_point.split(".")[1]
+                                            for info in SERVERS.values()))
 def test_no_reference_leaves_its_server(package: str):
     """A server names callables by ``"module:attribute"`` only inside its own package."""
     assert _references(package), f"{package}: its declaration names at least its entry"

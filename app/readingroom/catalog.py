@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import book, cinii, heritage, jstage, literature, ndl
 from .core.declaration import Program, ServerInfo, unique_names
 
-__all__ = ["ADMIN", "BUNDLED_PROGRAMS", "PROGRAMS", "SERVERS", "ServerInfo", "server"]
+__all__ = ["ADMIN", "BUNDLED_PROGRAMS", "ENTRIES", "PROGRAMS", "SERVERS", "ServerInfo", "server"]
 
 SERVERS: dict[str, ServerInfo] = {s.name: s for s in (
     ndl.SERVER,
@@ -28,6 +28,14 @@ ADMIN = Program(name="readingroom", entry_point="readingroom.cli:main")
 
 PROGRAMS: dict[str, Program] = unique_names([*SERVERS.values(), ADMIN])
 """Every console script of the distribution: the servers, the admin CLI, other tools."""
+
+ENTRIES: dict[str, Program] = {
+    name: Program(name, f"readingroom.programs:{name.replace('-', '_')}")
+    if isinstance(p, ServerInfo) and p.instances is not None else p
+    for name, p in PROGRAMS.items()}
+"""Each program's console script and frozen entry: its declared entry point, except for a
+server declaring :attr:`~readingroom.core.declaration.ServerInfo.instances`, whose program
+goes through ``readingroom.programs`` (that instance command is the suite's work)."""
 
 BUNDLED_PROGRAMS: tuple[str, ...] = tuple(PROGRAMS)
 """Every executable the frozen bundle holds (the spec and entry scripts are made from it)."""

@@ -93,9 +93,10 @@ def world(tmp_path):
 
 
 def book_agent(world, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "readingroom.book", "--data-dir",
-                           str(world["data"]), *args], env=world["env"], capture_output=True,
-                          text=True, encoding="utf-8", timeout=120)
+    # The book-agent program: its console script and frozen executable start there too.
+    return subprocess.run([sys.executable, "-m", "readingroom.programs", "book-agent",
+                           "--data-dir", str(world["data"]), *args], env=world["env"],
+                          capture_output=True, text=True, encoding="utf-8", timeout=120)
 
 
 @posix_only

@@ -6,7 +6,7 @@ command line, whose ``mcp`` command is the catalogue's MCP stdio server.
 
 from __future__ import annotations
 
-from ..core.declaration import DATA_DIR, Library, ServerInfo, Setting
+from ..core.declaration import DATA_DIR, Instances, Library, ServerInfo, Setting
 
 __all__ = ["ENV_DATA_DIR", "SERVER", "library_runs"]
 
@@ -33,6 +33,9 @@ SERVER = ServerInfo(
     # `readingroom setup --books/--zotero`: book-agent add, whose exit status 3 is "finished,
     # some files refused" (the CLI's _exit_status).
     library=Library(runs="readingroom.book:library_runs", refused_exit=3),
+    # `book-agent install-host`: the suite registers the entry this function describes.
+    instances=Instances(command="install-host",
+                        describe="readingroom.book.commands.install:describe_install"),
 )
 
 

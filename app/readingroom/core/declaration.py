@@ -28,6 +28,8 @@ __all__ = [
     "Gate",
     "GateKeeper",
     "GateStatus",
+    "InstanceRequest",
+    "Instances",
     "Library",
     "Program",
     "ServerInfo",
@@ -143,6 +145,72 @@ class Library:
 
 
 @dataclass(frozen=True)
+class InstanceRequest:
+    """A neutral description of one host entry a server's own command asks for (:class:`Instances`).
+
+    The suite turns it into the entry (the declaration gives command, data arguments and
+    environment; this adds the rest) and hands it to the host modules.
+    """
+
+    server: str
+    """The catalogue name (``book-agent``)."""
+    host: str
+    """The host module's name (``codex``)."""
+    mode: str = "install"
+    """``install``, ``print``, ``verify`` or ``remove``."""
+    instance: str | None = None
+    """None for the server's plain entry; else the entry is ``<server>-<instance>``."""
+    data_dir: Path | None = None
+    """The server's own data folder (replaces the ``{data_dir}/…`` of its ``data_args``)."""
+    launch: tuple[str, ...] = ()
+    """Arguments after the declared ``args``."""
+    deadline_s: float | None = None
+    """The per-call deadline the entry carries (None: the declared one)."""
+    secret_names: tuple[str, ...] = ()
+    """Secret variable *names* the launch options read; never values."""
+    config: Path | None = None
+    """The host's config file, when not in its documented place."""
+    install_dir: str | None = None
+    """The folder holding the executable (None: the running program's)."""
+    suite_data_dir: Path | None = None
+    """The suite's data folder, for the shared receipt ledger (None: the default)."""
+    force: bool = False
+    """Replace an entry of that name even when it points at another program."""
+    skills: Callable[[Path | None], int] | None = None
+    """Run after a successful ``install`` or ``print``: the server exports its skill files
+    into the host's skill folder (the argument; None when the host has none: the server
+    then makes what it offers for manual upload). Its exit status becomes the command's."""
+
+
+@dataclass(frozen=True)
+class Instances:
+    """A server command that registers one entry *per instance* with a host (book-agent's
+    ``install-host``: an all-books entry, or one serving a single book).
+
+    The server's console script and frozen executable go through the suite
+    (``readingroom.programs``): a command line whose word :attr:`command` appears is first
+    shown to :attr:`describe`; what it describes, the suite registers (``setup.instance``).
+    Every other command line runs the server's own entry point. So the server names no
+    suite module, and the suite runs the command for any server that declares it.
+    """
+
+    command: str
+    """The sub-command's word, e.g. ``install-host``."""
+    describe: str
+    """``"module:function"`` of a plain function of the server's, ``(argv, hosts) ->
+    InstanceRequest | int | None``: ``argv`` is the whole command line (after the program
+    name), ``hosts`` the host names to choose from. None: not this command after all (the
+    server's entry point runs it); an int: finished with that exit status (``--help``, a
+    usage error, a refused argument); an :class:`InstanceRequest`: register it."""
+
+    def resolve(self) -> Callable[[Sequence[str], Sequence[str]], InstanceRequest | int | None]:
+        """Import and return :attr:`describe`."""
+        describe: Callable[[Sequence[str], Sequence[str]], InstanceRequest | int | None] = \
+            resolve(self.describe)
+        return describe
+
+
+@dataclass(frozen=True)
 class Program:
     """An executable of the suite: console script, frozen executable and entry point."""
 
@@ -203,6 +271,9 @@ class ServerInfo(Program):
     gate: Gate | None = None
     library: Library | None = None
     """Set by the one server that imports the user's library at set-up (:class:`Library`)."""
+    instances: Instances | None = None
+    """Set by a server whose own command registers per-instance host entries
+    (:class:`Instances`); its console script then goes through ``readingroom.programs``."""
     self_test: str | None = None
     """``"module:function"`` of its self-test, ``run(command=None, *, progress=None)`` returning
     a :class:`readingroom.core.selftest.SelfTestReport`; None when it has none."""

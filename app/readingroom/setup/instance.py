@@ -9,8 +9,10 @@ secrets those options read. :func:`register_instance` builds that entry from the
 (:func:`readingroom.hosts.entries.build_entry`: absolute command, the shared receipt ledger)
 and hands it to the suite's host modules, with their write discipline, printing, verifying
 and removing as ``readingroom install-host`` does. Nothing here names a server: the server
-calls this through a ``"module:attribute"`` reference, so a server package imports neither
-``setup`` nor ``hosts``.
+declares the command (:class:`~readingroom.core.declaration.Instances`), its program
+(``readingroom.programs``) asks the server's function to describe the entry
+(:class:`~readingroom.core.declaration.InstanceRequest`) and :func:`register_request`
+registers it, so a server package imports neither ``setup`` nor ``hosts``.
 
 :func:`skill_folder` says where a host loads Agent Skills from (Codex, Claude Code), so the
 server can export its skills there; hosts without one get a zip for manual upload.
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..catalog import SERVERS
-from ..core.declaration import expand_data_args
+from ..core.declaration import InstanceRequest, expand_data_args
 from ..core.platform import Machine, default_data_dir
 from ..core.settings import ENV_TOOL_DEADLINE
 from ..hosts import HOSTS, get_host
@@ -33,7 +35,7 @@ from ..hosts.apply import EXIT_FAILED, EXIT_OK, EXIT_USAGE, apply_entries
 from ..hosts.entries import ServerEntry, build_entry
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "SKILL_FOLDERS", "Instance", "entry_name",
-           "instance_entry", "register_instance", "skill_folder"]
+           "instance_entry", "register_instance", "register_request", "skill_folder"]
 
 SKILL_FOLDERS: dict[str, tuple[str, ...]] = {
     "codex": (".agents", "skills"),
@@ -150,3 +152,21 @@ def register_instance(
         _say(str(exc))
         return EXIT_FAILED
     return apply_entries(target, mode, [entry], config=config, force=force, say=_say)
+
+
+def register_request(request: InstanceRequest, *, ctx: Machine | None = None) -> int:
+    """Register what a server's instance command described; then its skills, if it has any.
+
+    The exit status of :func:`register_instance`, or when that is 0 and the request carries
+    ``skills``, theirs (called with the host's :func:`skill_folder`, None when it has none).
+    """
+    spec = Instance(server=request.server, instance=request.instance,
+                    data_dir=request.data_dir, launch=request.launch,
+                    deadline_s=request.deadline_s, secret_names=request.secret_names)
+    status = register_instance(spec, host=request.host, mode=request.mode,
+                               config=request.config, install_dir=request.install_dir,
+                               suite_data_dir=request.suite_data_dir, force=request.force,
+                               ctx=ctx)
+    if status != EXIT_OK or request.skills is None:
+        return status
+    return request.skills(skill_folder(request.host, ctx))

@@ -929,11 +929,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     served = split_mcp_argv(words)
     if served is not None:  # the MCP server: fd 1 is reserved before anything heavy loads
         return mcp_main(*served)
-    from .install import install_host_main, split_install_argv
+    from .install import split_install_argv
 
-    registering = split_install_argv(words)
-    if registering is not None:
-        return install_host_main(*registering)
+    if split_install_argv(words) is not None:
+        # The book-agent program (readingroom.programs) hands install-host to the suite before
+        # this entry point runs; `python -m readingroom.book` does not go through it.
+        print("install-host: run it as the book-agent program (`book-agent install-host ...`, "
+              "or `python -m readingroom.programs book-agent install-host ...`)",
+              file=sys.stderr)
+        return 2
     want_json, command = "--json" in words, "book-agent"
     try:
         try:

@@ -11,9 +11,11 @@ named (Codex ``env_vars``), never written. For hosts that load Agent Skills (Cod
 Code) the Book Skill of each served book is exported into the host's skill folder; for the
 others, into a zip for manual upload.
 
-The host side lives in ``readingroom.setup.instance`` (and the host list in
-``readingroom.hosts``), reached through the ``"module:attribute"`` references below and only
-when ``install-host`` runs: this package imports ``core`` only, like every server.
+The host side is the suite's: the declaration names :func:`describe_install`
+(``SERVER.instances``), the ``book-agent`` program (``readingroom.programs``) shows it the
+command line with the suite's host names, and ``readingroom.setup.instance`` registers the
+:class:`~readingroom.core.declaration.InstanceRequest` it returns, then calls its ``skills``
+with the host's skill folder. This package imports ``core`` only, like every server.
 """
 
 from __future__ import annotations
@@ -24,18 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...core.declaration import resolve
+from ...core.declaration import InstanceRequest
 from ...core.errors import CoreError
 from . import data_folder, split_command
 
-__all__ = ["HOSTS", "INSTANCE", "REGISTER", "SKILL_FOLDER", "install_host_main",
-           "split_install_argv"]
-
-REGISTER = "readingroom.setup.instance:register_instance"
-SKILL_FOLDER = "readingroom.setup.instance:skill_folder"
-INSTANCE = "readingroom.setup.instance:Instance"
-HOSTS = "readingroom.hosts:HOSTS"
-"""The suite's host modules by name: the one host list (``--host`` chooses from it)."""
+__all__ = ["describe_install", "split_install_argv"]
 
 
 def split_install_argv(argv: Sequence[str]) -> tuple[Path | None, list[str]] | None:
@@ -43,7 +38,7 @@ def split_install_argv(argv: Sequence[str]) -> tuple[Path | None, list[str]] | N
     return split_command(argv, "install-host")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(hosts: Sequence[str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="book-agent [--data-dir DATA] install-host",
         description="Register book-agent's MCP server with one host: an all-books entry "
@@ -51,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
         "and Claude Code also get the Book Skill in their skill folder; other hosts a zip to "
         "upload. Exit 0 done, 1 nothing done or verify failed, 2 usage or a host file that "
         "does not parse (untouched).")
-    p.add_argument("--host", required=True, choices=tuple(resolve(HOSTS)))
+    p.add_argument("--host", required=True, choices=tuple(hosts))
     p.add_argument("book_id", nargs="?", help="serve this book only (default: every book)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--print", dest="mode", action="store_const", const="print",
@@ -122,13 +117,23 @@ def _launch(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def install_host_main(data_dir: Path | None, argv: Sequence[str]) -> int:
-    """Run ``install-host``; the exit status (see the module docstring)."""
+def describe_install(argv: Sequence[str],
+                     hosts: Sequence[str]) -> InstanceRequest | int | None:
+    """The entry ``book-agent ... install-host ...`` asks for (``SERVER.instances``).
+
+    None when ``argv`` is not an install-host command; an exit status when it finished here
+    (``--help`` 0, a usage error 2, an unknown book 1); else the request, whose ``skills``
+    exports the served books' Skills once the entry is written.
+    """
     from ..service import BookService
 
-    parser = _parser()
+    command = split_install_argv(argv)
+    if command is None:
+        return None
+    data_dir, words = command
+    parser = _parser(hosts)
     try:
-        args = parser.parse_args(list(argv))
+        args = parser.parse_args(words)
     except SystemExit as exc:  # argparse: --help is 0, a usage error 2
         return int(exc.code or 0)
     folder = data_folder(data_dir).expanduser().resolve()
@@ -145,20 +150,21 @@ def install_host_main(data_dir: Path | None, argv: Sequence[str]) -> int:
         print(f"install-host: {err.code}: {err.message} — {err.remediation}", file=sys.stderr)
         return 1
     secrets = tuple(n for n in (args.embeddings_key_env, args.rerank_key_env) if n)
-    spec = resolve(INSTANCE)(server="book-agent", instance=args.book_id, data_dir=folder,
-                             launch=tuple(launch), deadline_s=args.timeout,
-                             secret_names=secrets)
-    status: int = resolve(REGISTER)(spec, host=args.host, mode=args.mode, config=args.config,
-                                    install_dir=args.install_dir,
-                                    suite_data_dir=args.suite_data_dir, force=args.force)
-    if status != 0 or args.no_skill or args.mode in ("remove", "verify"):
-        return status
-    return _skills(service, books, args, folder)
+
+    def skills(target: Path | None) -> int:
+        return _skills(service, books, args, folder, target)
+
+    wants_skills = not args.no_skill and args.mode in ("install", "print")
+    return InstanceRequest(
+        server="book-agent", host=args.host, mode=args.mode, instance=args.book_id,
+        data_dir=folder, launch=tuple(launch), deadline_s=args.timeout, secret_names=secrets,
+        config=args.config, install_dir=args.install_dir, suite_data_dir=args.suite_data_dir,
+        force=args.force, skills=skills if wants_skills else None)
 
 
-def _skills(service: Any, books: list[str], args: argparse.Namespace, folder: Path) -> int:
-    """Export each served book's Skill for the host: its skill folder, else a zip."""
-    target: Path | None = resolve(SKILL_FOLDER)(args.host)
+def _skills(service: Any, books: list[str], args: argparse.Namespace, folder: Path,
+            target: Path | None) -> int:
+    """Export each served book's Skill for the host: its skill folder ``target``, else a zip."""
     zips = (args.skill_zip_dir or folder / "skill-exports").expanduser()
     if not books:
         print("No book is registered yet: no Book Skill to export (book-agent init FILE).")

@@ -26,14 +26,14 @@ BODY = json.dumps({"success": True, "result": {"records": [{}] * N,
 
 async def test_a_page_of_tiny_containers_is_refused_and_the_loop_keeps_serving():
     gaps: list[float] = []
+    last_tick = [time.monotonic()]
 
     async def tick() -> None:
-        last = time.monotonic()
         while True:
             await anyio.sleep(0.01)
             now = time.monotonic()
-            gaps.append(now - last)
-            last = now
+            gaps.append(now - last_tick[0])
+            last_tick[0] = now
 
     async with on_loopback() as h:
         h.script(lambda p, path, _q, _b: (200, {"Content-Type": "application/json"}, BODY)

@@ -23,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from readingroom.catalog import SERVERS
+from readingroom.core.loopback import SHUTDOWN_POLL_S
 from readingroom.core.declaration import ServerInfo
 
 from .install import HostPrograms
@@ -93,7 +94,8 @@ class Outside:
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        args=(SHUTDOWN_POLL_S,), daemon=True)
         self._thread.start()
 
     @property

@@ -34,8 +34,12 @@ from itertools import pairwise
 from typing import Self
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-__all__ = ["Answer", "Journal", "LoopbackServer", "RecordingServer", "Request", "RequestRecord",
-           "floor_gaps", "overlaps", "start_gaps"]
+__all__ = ["SHUTDOWN_POLL_S", "Answer", "Journal", "LoopbackServer", "RecordingServer", "Request",
+           "RequestRecord", "floor_gaps", "overlaps", "start_gaps"]
+
+
+SHUTDOWN_POLL_S = 0.02
+"""How often a fake's serve loop looks for a stop (the standard library's default is 0.5 s)."""
 
 
 class LoopbackServer:
@@ -87,7 +91,10 @@ class LoopbackServer:
                 super().shutdown_request(request)
 
         self._server = Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # A short poll: `shutdown()` waits for the serve loop's next poll, and the default
+        # half second, paid at every fake's stop, was most of many tests' time.
+        threading.Thread(target=self._server.serve_forever, args=(SHUTDOWN_POLL_S,),
+                         daemon=True).start()
         return self.url
 
     def stop(self) -> None:

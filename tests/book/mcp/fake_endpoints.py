@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from readingroom.book.search.embeddings import load_static_model
+from readingroom.core.loopback import SHUTDOWN_POLL_S
 
 __all__ = ["FakeEndpoints", "Seen"]
 
@@ -81,7 +82,8 @@ class FakeEndpoints:
                 pass  # the test reads fake.log; stderr stays quiet
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        args=(SHUTDOWN_POLL_S,), daemon=True)
 
     @property
     def base(self) -> str:

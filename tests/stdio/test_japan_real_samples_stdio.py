@@ -8,13 +8,19 @@ an HTML page and the WebAPI statuses ``ERR_003``, ``ERR_001``, ``WARN_002``, ``E
 ``SYS_ERR_009``, whose answers are hand-made because none was ever recorded). What the fake saw
 is then judged: never two requests at once, and every arrival at least 1.0 s after the
 previous answer. ``ERR_003`` and HTTP 429 are ``RATE_LIMITED`` with no result, never a zero.
+
+The shapes are split over a few server processes that run side by side, each with its own fake
+and its own courtesy judged whole (the floor is per process, as it is for a user's host): the
+same calls, the same judgement, a fifth of the waiting. They share one receipt ledger, as a
+user's servers do.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +92,44 @@ def _run(command: list[str], env: dict[str, str], errlog: Path, state: dict[str,
     return out, stdout
 
 
+Fake = FakeCinii | FakeJstage
+
+
+def _run_side_by_side(groups: Sequence[list[tuple[str, str, dict[str, Any]]]],
+                      start: Callable[[int, dict[str, str]], tuple[Fake, list[str],
+                                                                   dict[str, str]]],
+                      tmp_path: Path) -> tuple[list[dict[str, Any]], list[Fake], bytes, bytes]:
+    """Each group of calls through its own server process and fake, the groups at once.
+
+    ``start(i, state)`` starts group ``i``'s fake (answering by ``state["mode"]``) and gives
+    it with the server's command and environment. Returns the envelopes in the order of the
+    groups' calls, the (stopped) fakes, every server's stdout and every server's stderr.
+    """
+    def one(i: int) -> tuple[list[dict[str, Any]], Fake, bytes, bytes]:
+        state = {"mode": groups[i][0][0]}
+        fake, command, env = start(i, state)
+        errlog = tmp_path / f"stderr-{i}.log"
+        try:
+            out, stdout = _run(command, env, errlog, state, groups[i])
+        finally:
+            fake.stop()
+        return out, fake, stdout, errlog.read_bytes()
+
+    with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+        done = list(pool.map(one, range(len(groups))))
+    envelopes = [e for out, _, _, _ in done for e in out]
+    return (envelopes, [fake for _, fake, _, _ in done],
+            b"\n".join(d[2] for d in done), b"\n".join(d[3] for d in done))
+
+
+def _grouped(calls: list[tuple[str, str, dict[str, Any]]], groups: Sequence[Sequence[str]]
+             ) -> list[list[tuple[str, str, dict[str, Any]]]]:
+    """``calls`` split by their mode into ``groups`` (each group keeps the calls' order)."""
+    split = [[c for c in calls if c[0] in modes] for modes in groups]
+    assert sum(map(len, split)) == len(calls), "every mode belongs to a group"
+    return split
+
+
 def _courtesy_as_the_fake_saw_it(fake: FakeCinii | FakeJstage) -> float:
     """Serial, and the floor from each answer to the next arrival; the smallest gap."""
     assert fake.overlaps() == 0 and fake.max_in_flight <= 1
@@ -133,20 +177,30 @@ def _cinii_script(samples: Path, state: dict[str, str]
     return script
 
 
+CINII_GROUPS = (("ok",), ("429",), ("503",), ("damaged", "403"), ("html",))
+"""The shapes by server process: each group waits about as long (a retry costs a floor)."""
+
+
 def test_cinii_every_tool_on_the_real_samples_in_every_shape(samples, tmp_path):
-    state = {"mode": "ok"}
     calls = [(mode, name, args) for mode in CINII_EXPECTED for name, args in CINII_TOOLS]
     calls.append(("ok", "cinii_get_record", {"crid": "1111111111111111111"}))
+    groups = _grouped(calls, CINII_GROUPS)
+    calls = [c for group in groups for c in group]
     ledger = tmp_path / "receipts.jsonl"
-    with FakeCinii() as fake:
+
+    def start(i: int, state: dict[str, str]) -> tuple[Fake, list[str], dict[str, str]]:
+        fake = FakeCinii()
         fake.script = _cinii_script(samples, state)
-        out, stdout = _run(CINII.command(), _env(fake.env(), ledger, CINII_APPID=PLANTED),
-                           tmp_path / "stderr.log", state, calls)
-        log = fake.log
-        smallest = _courtesy_as_the_fake_saw_it(fake)
-    got = [(mode, name, _code(e)) for (mode, name, _), e in zip(calls, out, strict=True)]
-    assert got == [(mode, name, CINII_EXPECTED[mode]) for mode, name, _ in calls[:-1]] + [
-        ("ok", "cinii_get_record", "NOT_FOUND")]
+        fake.start()
+        return fake, CINII.command(), _env(fake.env(), ledger, CINII_APPID=PLANTED)
+
+    out, fakes, stdout, stderr = _run_side_by_side(groups, start, tmp_path)
+    log = [r for fake in fakes for r in fake.log]
+    smallest = min(_courtesy_as_the_fake_saw_it(fake) for fake in fakes)
+    got = [(mode, name, _code(e)) for (mode, name, args), e in zip(calls, out, strict=True)]
+    assert got == [(mode, name, "NOT_FOUND" if args.get("crid") == "1111111111111111111"
+                    else CINII_EXPECTED[mode]) for mode, name, args in calls]
+    assert ("ok", "cinii_get_record", "NOT_FOUND") in got
     for (mode, name, _), envelope in zip(calls, out, strict=True):
         if mode == "ok" and _code(envelope) is None:
             item = envelope["items"][0]
@@ -162,11 +216,12 @@ def test_cinii_every_tool_on_the_real_samples_in_every_shape(samples, tmp_path):
     # 429 and 503: one retry each; every request carried the appid, no byte shows it.
     assert len(log) == len(calls) + 2 * len(CINII_TOOLS)
     assert {r.params.get("appid") for r in log} == {PLANTED}
+    assert len(ledger.read_text("utf-8").splitlines()) == len(calls)
     for place, data in (("stdout", stdout), ("ledger", ledger.read_bytes()),
-                        ("stderr", (tmp_path / "stderr.log").read_bytes())):
+                        ("stderr", stderr)):
         assert PLANTED.encode() not in data, place
-    print(f"cinii-mcp: {len(calls)} calls, {len(log)} requests, smallest floor gap "
-          f"{smallest:.3f} s")
+    print(f"cinii-mcp: {len(calls)} calls, {len(log)} requests in {len(groups)} processes, "
+          f"smallest floor gap {smallest:.3f} s")
 
 
 def test_cinii_without_an_appid_every_tool_is_not_configured_and_nothing_is_sent(tmp_path):
@@ -223,20 +278,31 @@ def _jstage_script(samples: Path, state: dict[str, str]
     return script
 
 
+JSTAGE_GROUPS = (("ok", "err001"), ("429",), ("503",), ("damaged", "err003", "err004"),
+                 ("html", "warn002", "sys009"))
+"""The shapes by server process: each group waits about as long (a retry costs a floor)."""
+
+
 def test_jstage_every_tool_on_the_real_samples_in_every_shape(samples, tmp_path):
-    state = {"mode": "ok"}
     calls = [(mode, name, args) for mode in JSTAGE_EXPECTED for name, args in JSTAGE_TOOLS]
+    groups = _grouped(calls, JSTAGE_GROUPS)
+    calls = [c for group in groups for c in group]
     ledger = tmp_path / "receipts.jsonl"
-    with FakeJstage() as fake:
+
+    def start(i: int, state: dict[str, str]) -> tuple[Fake, list[str], dict[str, str]]:
+        fake = FakeJstage()
         fake.script = _jstage_script(samples, state)
-        out, _ = _run(JSTAGE.command(), _env(fake.env(), ledger), tmp_path / "stderr.log",
-                      state, calls)
-        log = fake.log
-        smallest = _courtesy_as_the_fake_saw_it(fake)
+        fake.start()
+        return fake, JSTAGE.command(), _env(fake.env(), ledger)
+
+    out, fakes, _, _ = _run_side_by_side(groups, start, tmp_path)
+    log = [r for fake in fakes for r in fake.log]
+    smallest = min(_courtesy_as_the_fake_saw_it(fake) for fake in fakes)
+    tool_index = {name: i for i, (name, _) in enumerate(JSTAGE_TOOLS)}
     got = [(mode, name, _code(e)) for (mode, name, _), e in zip(calls, out, strict=True)]
-    want = [(mode, name, JSTAGE_EXPECTED[mode][i]) for mode in JSTAGE_EXPECTED
-            for i, (name, _) in enumerate(JSTAGE_TOOLS)]
+    want = [(mode, name, JSTAGE_EXPECTED[mode][tool_index[name]]) for mode, name, _ in calls]
     assert got == want
+    assert {mode for mode, _, _ in calls} == set(JSTAGE_EXPECTED)
     by = {(mode, name): e for (mode, name, _), e in zip(calls, out, strict=True)}
     assert by["ok", "jstage_search_articles"]["result"]["total"] == 677
     assert by["ok", "jstage_get_article_by_doi"]["items"][0]["doi"] == REAL_DOI
@@ -248,8 +314,8 @@ def test_jstage_every_tool_on_the_real_samples_in_every_shape(samples, tmp_path)
         assert by["err001", name]["result"]["total"] == 0
     for envelope in out:
         assert any("Powered by J-STAGE" in line for line in envelope["attribution"])
-    # Every tool leaves a receipt for every answer after sending.
+    # Every tool leaves a receipt for every answer after sending, in the one shared ledger.
     receipts = ledger.read_text("utf-8").splitlines()
     assert len(receipts) == len(calls)
-    print(f"jstage-mcp: {len(calls)} calls, {len(log)} requests, smallest floor gap "
-          f"{smallest:.3f} s")
+    print(f"jstage-mcp: {len(calls)} calls, {len(log)} requests in {len(groups)} processes, "
+          f"smallest floor gap {smallest:.3f} s")

@@ -145,6 +145,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if first in PROCESS_FOLDERS:
             item.add_marker(pytest.mark.stdio)
     if not config.getoption("quick"):
+        order_slowest_modules_first(config, items)
         return
     keep: list[pytest.Item] = []
     left_out: list[pytest.Item] = []
@@ -154,3 +155,70 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = keep
+    order_slowest_modules_first(config, items)
+
+
+# --- the order modules are handed to the workers ----------------------------------------------
+# pytest-xdist's ``--dist loadscope`` hands whole modules to workers in collection order. A long
+# module started last keeps one worker busy while the others idle, so the modules go slowest
+# first: by the seconds each took in this checkout's previous run (remembered in pytest's cache
+# by the process that ran the tests), or, on a fresh clone, by their kind — a real-host module,
+# then one that starts processes, then one marked slow, then the rest. Within a module the
+# order is the file's; every worker sorts the same collection the same way.
+
+def _seconds_key(config: pytest.Config) -> str:
+    # The quick tier runs part of some modules: its seconds are its own.
+    return "readingroom/module-seconds" + ("-quick" if config.getoption("quick") else "")
+
+
+_KIND_SECONDS = {"hosts_real": 60.0, "stdio": 10.0, "slow": 5.0}
+_module_seconds: dict[str, float] = {}
+
+
+def _module_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def _guessed_seconds(item: pytest.Item) -> float:
+    if _module_of(item.nodeid).startswith("tests/hosts_real/"):
+        return _KIND_SECONDS["hosts_real"]
+    if item.get_closest_marker("stdio"):
+        return _KIND_SECONDS["stdio"]
+    if item.get_closest_marker("slow"):
+        return _KIND_SECONDS["slow"]
+    return 0.0
+
+
+def order_slowest_modules_first(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Sort ``items`` module by module, the longest-running module first (see above)."""
+    remembered: dict[str, float] = {}
+    if getattr(config, "cache", None) is not None:
+        remembered = config.cache.get(_seconds_key(config), {}) or {}
+    weight: dict[str, float] = {}
+    first_seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        module = _module_of(item.nodeid)
+        first_seen.setdefault(module, index)
+        if module in remembered:
+            weight[module] = float(remembered[module])
+        else:
+            weight[module] = max(weight.get(module, 0.0), _guessed_seconds(item))
+    items.sort(key=lambda item: (-weight[_module_of(item.nodeid)],
+                                 first_seen[_module_of(item.nodeid)]))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add up each module's seconds (setup, call and teardown) for the next run's order."""
+    module = _module_of(report.nodeid)
+    _module_seconds[module] = _module_seconds.get(module, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Remember the seconds of the modules this run ran (in the process that ran or led it)."""
+    config = session.config
+    if (getattr(config, "cache", None) is None or hasattr(config, "workerinput")
+            or not _module_seconds):
+        return
+    remembered = config.cache.get(_seconds_key(config), {}) or {}
+    remembered.update({m: round(s, 2) for m, s in _module_seconds.items()})
+    config.cache.set(_seconds_key(config), remembered)

@@ -630,9 +630,27 @@ def test_all_is_honest() -> None:
         "UpstreamHttpError",
         "UpstreamTransportError",
         "redact_headers",
+        "shared_tls_context",
     ]
     for name in http_module.__all__:
         assert hasattr(http_module, name)
+
+
+async def test_every_client_shares_one_tls_context_that_checks_certificates() -> None:
+    """Building a TLS context loads the CA bundle (tens of ms): a process builds it once."""
+    import ssl
+
+    first, second = (HttpClient(politeness=Politeness(min_interval=0.0, serial=True),
+                                user_agent="test") for _ in range(2))
+    try:
+        contexts = {id(pool._ssl_context) for c in (first, second)
+                    for pool in [c._client._transport._pool]}  # noqa: SLF001 - httpx internals
+    finally:
+        await first.aclose()
+        await second.aclose()
+    context = http_module.shared_tls_context()
+    assert contexts == {id(context)}
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
 
 
 # --- the floor counts from the end of the previous exchange --------------------------------

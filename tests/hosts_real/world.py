@@ -23,8 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from readingroom.catalog import SERVERS
-from readingroom.core.loopback import SHUTDOWN_POLL_S
 from readingroom.core.declaration import ServerInfo
+from readingroom.core.loopback import SHUTDOWN_POLL_S
 
 from .install import HostPrograms
 from .servers import host_case
@@ -180,6 +180,9 @@ class World:
             "NO_PROXY": "127.0.0.1,localhost,::1",
             "no_proxy": "127.0.0.1,localhost,::1",
             "PYTHONUTF8": "1",
+            # Node's compile cache beside the pinned install (outside the work tree): the
+            # Inspector and Gemini CLI start many times a run, each compiling its bundle anew.
+            "NODE_COMPILE_CACHE": str(self.hosts.root / "node-compile-cache"),
         })
         self.env = env
 

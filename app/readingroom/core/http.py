@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import ssl
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -66,6 +67,7 @@ __all__ = [
     "UpstreamHttpError",
     "UpstreamTransportError",
     "redact_headers",
+    "shared_tls_context",
 ]
 
 log = logging.getLogger(__name__)
@@ -118,6 +120,17 @@ SECRET_HEADER_NAMES: frozenset[str] = DEFAULT_SECRET_NAMES | frozenset(
 """Header names whose values :func:`redact_headers` masks (compared case-insensitively): the
 query-parameter names of :data:`readingroom.core.redaction.DEFAULT_SECRET_NAMES` plus the usual
 credential headers."""
+
+
+@functools.cache
+def shared_tls_context() -> ssl.SSLContext:
+    """The process's one TLS context (certificate checks as httpx's default, built once).
+
+    Building one loads the whole CA bundle, tens of milliseconds each time; every client of a
+    server shares this one (a context is safe to share between connections and threads).
+    ``SSL_CERT_FILE``/``SSL_CERT_DIR`` are read when it is first built, as httpx reads them.
+    """
+    return httpx.create_ssl_context()
 
 
 class Revealable(Protocol):
@@ -300,12 +313,14 @@ class HttpClient:
 
     @property
     def _client(self) -> httpx.AsyncClient:
-        # Built on first use: creating the TLS context costs tens of milliseconds, which a
-        # server would otherwise pay before it can answer `initialize`.
+        # Built on first use, over the process's one TLS context: building a context costs
+        # tens of milliseconds, which a server would otherwise pay before `initialize` and
+        # again for every client (and every proxy mount of one).
         if self._closed:
             raise RuntimeError("HttpClient is closed")
         if self._client_instance is None:
-            self._client_instance = httpx.AsyncClient(**self._client_options)
+            self._client_instance = httpx.AsyncClient(verify=shared_tls_context(),
+                                                      **self._client_options)
         return self._client_instance
 
     async def __aenter__(self) -> Self:

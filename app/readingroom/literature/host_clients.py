@@ -37,6 +37,7 @@ from ..core.http import (
     RateLimitedError,
     UpstreamHttpError,
     UpstreamTransportError,
+    shared_tls_context,
 )
 from .budget import Budget
 from .upstreams.base import Pacing
@@ -90,9 +91,9 @@ class HostClients:
             else:
                 merged[key] = (pacing, [provider_id])
         self._hosts: dict[str, HostClient] = {}
-        # One TLS context for every host: each costs a tenth of a second to build, which the
-        # first search would otherwise pay once per host.
-        tls: Any = httpx.create_ssl_context() if transport is None else None
+        # The process's one TLS context for every host: each costs tens of milliseconds to
+        # build, which the first search would otherwise pay once per host.
+        tls: Any = shared_tls_context() if transport is None else None
         for key, (pacing, names) in merged.items():
             chosen = transport.get(names[0]) if isinstance(transport, Mapping) else transport
             if chosen is None and tls is not None:

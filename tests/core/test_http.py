@@ -644,7 +644,7 @@ async def test_every_client_shares_one_tls_context_that_checks_certificates() ->
                                 user_agent="test") for _ in range(2))
     try:
         contexts = {id(pool._ssl_context) for c in (first, second)
-                    for pool in [c._client._transport._pool]}  # noqa: SLF001 - httpx internals
+                    for pool in [c._client._transport._pool]}  # httpx internals
     finally:
         await first.aclose()
         await second.aclose()

@@ -17,9 +17,11 @@ import run  # noqa: E402  (run.py sits at the repository root, outside any packa
 
 
 @pytest.mark.parametrize(("given", "expected"), [
-    ([], ["-n", "auto", "--dist", "loadscope"]),
-    (["-k", "ledger"], ["-n", "auto", "--dist", "loadscope", "-k", "ledger"]),
-    (["--quick"], ["-n", "auto", "--dist", "loadscope", "--quick"]),
+    ([], ["-n", "WORKERS", "--dist", "loadscope", "--no-loadscope-reorder"]),
+    (["-k", "ledger"], ["-n", "WORKERS", "--dist", "loadscope", "--no-loadscope-reorder", "-k",
+                        "ledger"]),
+    (["--quick"], ["-n", "WORKERS", "--dist", "loadscope", "--no-loadscope-reorder",
+                   "--quick"]),
     (["-n", "0"], ["-n", "0"]),
     (["-n3"], ["-n3"]),
     (["--numprocesses=3"], ["--numprocesses=3"]),
@@ -30,7 +32,8 @@ import run  # noqa: E402  (run.py sits at the repository root, outside any packa
 def test_the_suite_runs_in_parallel_unless_the_arguments_say_otherwise(given, expected,
                                                                        monkeypatch):
     monkeypatch.delenv("READINGROOM_TEST_WORKERS", raising=False)
-    assert run.pytest_args(given) == expected
+    workers = str((os.cpu_count() or 1) + 1)  # one per CPU and one more
+    assert run.pytest_args(given) == [workers if a == "WORKERS" else a for a in expected]
 
 
 def test_the_number_of_workers_can_be_set(monkeypatch):

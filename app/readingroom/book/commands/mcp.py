@@ -145,9 +145,11 @@ def mcp_main(data_dir: Path | None, argv: Sequence[str]) -> int:
         why = exc.message if isinstance(exc, CoreError) else str(exc)
         sys.stderr.write(f"book-agent mcp: {why}; see book-agent mcp --help\n")
         return 2
+    from ...core.sdkimport import import_server_half
     from ...core.stdio import reserve_stdout
 
     proto_out = reserve_stdout()
+    import_server_half()
     from ...core.mcpkit import configure_logging, run_stdio
     from ..server import build_book_server
 

@@ -1,4 +1,5 @@
-"""Fixtures of the real-host layer: the pinned host programs, and one throwaway world per test.
+"""Fixtures of the real-host layer: the pinned host programs, and a throwaway world per test
+(or per module, for a module that only reads it).
 
 The host programs are installed once per session (see :mod:`.install`). Without node and npm,
 or when the install fails, the layer skips with the reason; ``READINGROOM_REQUIRE_HOSTS=1``
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +45,10 @@ def hosts() -> HostPrograms:
     return programs
 
 
-@pytest.fixture
-def world(tmp_path: Path, hosts: HostPrograms) -> Iterator[World]:
-    """A temp home and data folder, the gates open, and a recorder for stray traffic.
-
-    After the test, nothing may have reached the recorder: every host request stays on
-    loopback fakes.
-    """
+@contextmanager
+def _world(root: Path, hosts: HostPrograms) -> Iterator[World]:
     with outside() as recorder:
-        place = World(tmp_path, hosts, recorder.url)
+        place = World(root, hosts, recorder.url)
         place.open_gates()
         for info in SERVERS.values():
             prepare = host_case(info).prepare_data
@@ -59,6 +56,26 @@ def world(tmp_path: Path, hosts: HostPrograms) -> Iterator[World]:
                 prepare(place.data_dir)
         yield place
         assert recorder.seen == [], f"a host tried to reach the network: {recorder.seen}"
+
+
+@pytest.fixture
+def world(tmp_path: Path, hosts: HostPrograms) -> Iterator[World]:
+    """A temp home and data folder, the gates open, and a recorder for stray traffic.
+
+    After the test, nothing may have reached the recorder: every host request stays on
+    loopback fakes.
+    """
+    with _world(tmp_path, hosts) as place:
+        yield place
+
+
+@pytest.fixture(scope="module")
+def module_world(tmp_path_factory: pytest.TempPathFactory, hosts: HostPrograms
+                 ) -> Iterator[World]:
+    """:func:`world`, once for a module whose tests only read it (no host config is written,
+    only servers are started): built once, checked for stray traffic after the last test."""
+    with _world(tmp_path_factory.mktemp("world"), hosts) as place:
+        yield place
 
 
 def _summary() -> str | None:

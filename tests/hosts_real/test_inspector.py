@@ -42,6 +42,13 @@ def _inspector(world: World, info: ServerInfo, upstream: dict[str, str], *args: 
     return done.returncode, envelope, done.stderr
 
 
+@pytest.fixture(scope="module")
+def world(module_world: World) -> World:
+    """One world for the module: the Inspector writes no host config, it only starts servers
+    (each test's call still starts its own server process)."""
+    return module_world
+
+
 _LISTED: dict[str, list[dict[str, Any]]] = {}
 """What ``tools/list --strict`` answered, per server: the same installed executable lists the
 same tools, so the tests after the first read the schemas from here instead of starting the

@@ -127,6 +127,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              f"under tests/{{{','.join(PROCESS_FOLDERS)}}} is marked stdio)")
 
 
+SMOKELESS_FOLDERS = ("stdio", "hosts_real")
+"""Process folders with no ``smoke`` test: ``--quick`` does not even import their modules."""
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``--quick``, skip :data:`SMOKELESS_FOLDERS` whole (every test there is left out)."""
+    if not config.getoption("quick"):
+        return None
+    tests_root = Path(__file__).resolve().parent
+    try:
+        first = collection_path.resolve().relative_to(tests_root).parts[:1]
+    except ValueError:
+        return None
+    return True if first and first[0] in SMOKELESS_FOLDERS else None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the process folders' tests ``stdio``; under ``--quick``, keep only the quick tier.

@@ -65,3 +65,16 @@ def test_quick_keeps_units_and_one_smoke_per_server_and_leaves_out_processes():
         assert any("sample_call" in t for t in mine), f"{name} has no smoke in --quick"
         assert any("stdin_close_exits_zero" in t for t in mine), name
     assert not [t for t in contract if "cancel" in t or "tools_list_is_compact" in t]
+
+
+def test_the_folders_quick_skips_whole_hold_no_smoke_test():
+    """``--quick`` does not import tests/{stdio,hosts_real} (tests/conftest.py): no smoke there."""
+    from tests.conftest import SMOKELESS_FOLDERS
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "-p", "no:xdist", "-m", "smoke", *(f"tests/{f}" for f in SMOKELESS_FOLDERS)],
+        cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert done.returncode == 5, done.stdout[-2000:]  # 5: every test deselected, none smoke
+    assert not [line for line in done.stdout.splitlines() if "::" in line]

@@ -34,7 +34,8 @@ def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in files}
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        tree = _parsed(path) if root == PACKAGE else ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -118,11 +119,17 @@ def test_a_circle_would_be_seen(tmp_path: Path):
     assert cycles(import_graph(root)) == [["readingroom.pkg.a", "readingroom.pkg.b"]]
 
 
+@functools.cache
+def _parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text("utf-8"))
+
+
+@functools.cache
 def _references(package: str) -> list[tuple[str, str]]:
     """(module, reference) for each ``"readingroom.x:attr"`` string constant in ``package``."""
     found = []
-    for path in (PACKAGE / package).rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for path in sorted((PACKAGE / package).rglob("*.py")):
+        for node in ast.walk(_parsed(path)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and _REFERENCE.match(node.value):
                 found.append((module_name(path), node.value))

@@ -14,7 +14,7 @@ Two families:
   "truncate", which cuts the bytes).
 
 Example counts: the suite runs a bounded number per provider (``PROPERTY_EXAMPLES``, default
-40); ``.ci/run`` raises it through ``READINGROOM_PROPERTY_EXAMPLES``.
+40, ``.ci/run`` included); ``READINGROOM_PROPERTY_EXAMPLES`` raises it for a longer search.
 """
 
 from __future__ import annotations

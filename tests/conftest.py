@@ -135,12 +135,16 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     """Under ``--quick``, skip :data:`SMOKELESS_FOLDERS` whole (every test there is left out)."""
     if not config.getoption("quick"):
         return None
-    tests_root = Path(__file__).resolve().parent
+    return True if _folder_of(collection_path) in SMOKELESS_FOLDERS else None
+
+
+def _folder_of(path: Path) -> str:
+    """The folder of ``tests/`` that ``path`` is in (``""`` outside it or at its top)."""
     try:
-        first = collection_path.resolve().relative_to(tests_root).parts[:1]
+        parts = path.resolve().relative_to(Path(__file__).resolve().parent).parts
     except ValueError:
-        return None
-    return True if first and first[0] in SMOKELESS_FOLDERS else None
+        return ""
+    return parts[0] if len(parts) > 1 or path.is_dir() else ""
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -152,13 +156,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     over the catalogue, so a new server joins the smoke by joining the catalogue. (First, so
     that ``-m`` sees the ``stdio`` marks.)
     """
-    tests_root = Path(__file__).resolve().parent
     for item in items:
-        try:
-            first = item.path.resolve().relative_to(tests_root).parts[0]
-        except ValueError:
-            first = ""
-        if first in PROCESS_FOLDERS:
+        if _folder_of(item.path) in PROCESS_FOLDERS:
             item.add_marker(pytest.mark.stdio)
     if not config.getoption("quick"):
         order_slowest_modules_first(config, items)

@@ -18,6 +18,7 @@ from ....core.xmlsafe import (
     parse_xml,
     strip_doctype,
 )
+from ....core.xmltree import tag_name
 from .container import MAX_DOCUMENT_BYTES
 
 __all__ = [
@@ -145,25 +146,8 @@ def parse_document(data: bytes, *, content: bool) -> ParsedDocument:
     return ParsedDocument(root, html_fallback=True, replaced=replaced, encoding=encoding)
 
 
-_LOCAL_NAMES: dict[str, str] = {}
-_LOCAL_NAMES_HELD = 4096
-"""At most this many distinct tags remembered (a hostile file may invent millions)."""
-
-
 def local_name(element: Any) -> str:
-    """The element's local name in lower case (XHTML and HTML fallback trees alike).
-
-    Asked millions of times per book, of a few dozen distinct tags: remembered per tag.
-    """
-    tag = getattr(element, "tag", None)
-    if not isinstance(tag, str):
-        return ""  # a comment or processing instruction
-    name = _LOCAL_NAMES.get(tag)
-    if name is None:
-        name = tag.rpartition("}")[2].lower()
-        if len(_LOCAL_NAMES) < _LOCAL_NAMES_HELD:
-            _LOCAL_NAMES[tag] = name
-    return name
+    return tag_name(element).lower()  # XHTML and HTML fallback trees alike: lower case
 
 
 def child_elements(element: Any, name: str) -> Iterator[Any]:

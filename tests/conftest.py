@@ -11,6 +11,7 @@ The quick tier (``pytest --quick``, ``python run.py test --quick``) is chosen he
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -106,11 +107,38 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(line)
 
 
+# --- the garbage collector ---------------------------------------------------------------------
+
+COLLECTOR_THRESHOLD = 20_000
+"""New objects between young-generation collections in a test process (Python's default: 700)."""
+
+
+def _tune_collector() -> None:
+    """Collect less often, and never rescan what collection built.
+
+    A worker imports the whole package, the SDK and every test module (several hundred
+    thousand long-lived objects), then each test makes and drops many small ones; with
+    Python's default threshold the collector runs thousands of times, rescanning the
+    survivors each time. Only the test processes are tuned: servers and commands started by
+    the tests run as a user's do (a server's own start-up pause is ``core.sdkimport``'s).
+    """
+    _, *older = gc.get_threshold()
+    gc.set_threshold(COLLECTOR_THRESHOLD, *older)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection built lives for the whole run: frozen out of the collector's scans."""
+    gc.collect()
+    gc.freeze()
+
+
 # --- the quick tier ---------------------------------------------------------------------------
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """The markers of the quick tier (``slow`` and ``live`` are declared in pyproject.toml)."""
+    _tune_collector()
     config.addinivalue_line(
         "markers", "stdio: starts real server or command processes, or is in a module that does "
         f"(left out by --quick; every test under tests/{{{','.join(PROCESS_FOLDERS)}}} by rule)")

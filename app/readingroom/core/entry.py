@@ -45,13 +45,15 @@ def server_main(
     if args:
         sys.stderr.write(f"{info.name}: unexpected argument {args[0]!r}; see --help\n")
         return 2
-    from .sdkimport import import_server_half
+    from .sdkimport import collector_paused, import_server_half
     from .stdio import reserve_stdout
 
     proto_out = reserve_stdout()
-    import_server_half()
-    from .mcpkit import configure_logging, run_stdio
+    with collector_paused():
+        import_server_half()
+        from .mcpkit import configure_logging, run_stdio
 
-    configure_logging()
-    run_stdio(resolve(build)(), proto_out)
+        configure_logging()
+        server = resolve(build)()
+    run_stdio(server, proto_out)
     return 0

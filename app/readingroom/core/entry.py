@@ -17,7 +17,7 @@ from typing import Any
 
 from .declaration import ServerInfo, help_text, resolve
 
-__all__ = ["server_main"]
+__all__ = ["serve_stdio", "server_main"]
 
 
 def server_main(
@@ -45,6 +45,17 @@ def server_main(
     if args:
         sys.stderr.write(f"{info.name}: unexpected argument {args[0]!r}; see --help\n")
         return 2
+    # resolve() imports the server's module: only after fd 1 is reserved, inside serve_stdio.
+    serve_stdio(lambda: resolve(build)())
+    return 0
+
+
+def serve_stdio(build: Callable[[], Any]) -> None:
+    """Reserve fd 1, build the server ``build`` returns and serve it on stdio until stdin closes.
+
+    ``build`` runs after fd 1 is reserved, with the server half of the SDK imported and the
+    garbage collector paused (:mod:`readingroom.core.sdkimport`), so it may import freely.
+    """
     from .sdkimport import collector_paused, import_server_half
     from .stdio import reserve_stdout
 
@@ -54,6 +65,5 @@ def server_main(
         from .mcpkit import configure_logging, run_stdio
 
         configure_logging()
-        server = resolve(build)()
+        server = build()
     run_stdio(server, proto_out)
-    return 0

@@ -145,21 +145,16 @@ def mcp_main(data_dir: Path | None, argv: Sequence[str]) -> int:
         why = exc.message if isinstance(exc, CoreError) else str(exc)
         sys.stderr.write(f"book-agent mcp: {why}; see book-agent mcp --help\n")
         return 2
-    from ...core.sdkimport import collector_paused, import_server_half
-    from ...core.stdio import reserve_stdout
+    from ...core.entry import serve_stdio
 
-    proto_out = reserve_stdout()
-    with collector_paused():
-        import_server_half()
-        from ...core.mcpkit import configure_logging, run_stdio
+    def build() -> Any:
         from ..server import build_book_server
 
-        configure_logging()
-        server = build_book_server(folder, book_id=args.book_id, deadline_s=args.timeout,
-                                   concurrency=args.concurrency,
-                                   image_results=args.image_results,
-                                   semantic=_semantic(args), reranker=_reranker(args))
-    run_stdio(server, proto_out)
+        return build_book_server(folder, book_id=args.book_id, deadline_s=args.timeout,
+                                 concurrency=args.concurrency, image_results=args.image_results,
+                                 semantic=_semantic(args), reranker=_reranker(args))
+
+    serve_stdio(build)
     return 0
 
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import subprocess
-import sys
 
 import pytest
 
 from readingroom.book.render import IMAGE_HREF_FORMS, resolve_epub_image
 from readingroom.book.service import BookService
 from readingroom.core.errors import Code, CoreError
+from tests.forked import book_agent
 
 from .conftest import fixture_books
 from .make_books import TINY_JPEG
@@ -158,10 +157,10 @@ def test_cli_reads_the_book_md_href(alice, tmp_path):
     loc_file = tmp_path / "loc.json"
     loc_file.write_text(json.dumps(chapter_locator(alice, "alice", line)), encoding="utf-8")
     out = tmp_path / "image.jpg"
-    done = subprocess.run(
-        [sys.executable, "-m", "readingroom.book", "--data-dir", str(alice.registry.data_dir),
+    done = book_agent(
+        ["--data-dir", str(alice.registry.data_dir),
          "epub-image", "alice", f"@{loc_file}", href, "--out", str(out), "--json"],
-        capture_output=True, text=True, encoding="utf-8", timeout=120)
+        text=True, encoding="utf-8", timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["data"]["href_form"] == "container path"
     assert out.read_bytes()[:3] == b"\xff\xd8\xff"
@@ -181,10 +180,10 @@ def test_an_href_as_book_md_prints_it_needs_no_locator(nested):
 def test_cli_reads_an_image_without_a_locator(alice, tmp_path):
     _line, href = book_md_images(alice, "alice")[0]
     out = tmp_path / "first.jpg"
-    done = subprocess.run(
-        [sys.executable, "-m", "readingroom.book", "--data-dir", str(alice.registry.data_dir),
+    done = book_agent(
+        ["--data-dir", str(alice.registry.data_dir),
          "epub-image", "alice", href, "--out", str(out)],
-        capture_output=True, text=True, encoding="utf-8", timeout=120)
+        text=True, encoding="utf-8", timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"wrote {out}: ") and "container path href" in done.stdout
     assert out.read_bytes()[:3] == b"\xff\xd8\xff"

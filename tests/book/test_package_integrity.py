@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 
 import pytest
 
 from readingroom.book.package import Damage, file_digest
 from readingroom.book.service import BookService
 from readingroom.core.errors import Code, CoreError
+from tests.forked import book_agent
 
 from .make_books import make_pdf
 
@@ -109,9 +108,8 @@ def test_init_replace_repairs_a_damaged_book_from_its_own_source_copy(book):
 def test_status_of_a_damaged_book_on_the_command_line(book, tmp_path):
     _service, pkg, _pdf = book
     (pkg.path / "index.sqlite").write_bytes(b"not a database")
-    done = subprocess.run([sys.executable, "-m", "readingroom.book", "--data-dir",
-                           str(tmp_path / "data"), "status", "b"],
-                          capture_output=True, text=True, timeout=120)
+    done = book_agent(["--data-dir", str(tmp_path / "data"), "status", "b"], text=True,
+                      timeout=120)
     assert done.returncode == 0, done.stderr
     assert "DAMAGED files:" in done.stdout and "index.sqlite" in done.stdout
     assert "--replace" in done.stdout, "the repair is printed with the warning"
@@ -123,9 +121,8 @@ def test_a_garbage_manifest_status_says_what_it_could_not_check(book, tmp_path):
     data = service.status("b").data
     assert data["integrity"]["state"] == "damaged"
     assert data["integrity"]["damaged"][0]["file"] == "manifest.json"
-    done = subprocess.run([sys.executable, "-m", "readingroom.book", "--data-dir",
-                           str(tmp_path / "data"), "status", "b"],
-                          capture_output=True, text=True, timeout=120)
+    done = book_agent(["--data-dir", str(tmp_path / "data"), "status", "b"], text=True,
+                      timeout=120)
     assert done.returncode == 0 and "b, version 1: DAMAGED" in done.stdout, done
 
 

@@ -27,6 +27,7 @@ from readingroom.core.rawstdio import RawStdioClient
 from readingroom.hosts.entries import build_entry, is_ours
 from readingroom.ndl import SERVER as NDL
 from readingroom.setup.instance import Instance, instance_entry
+from tests.forked import program, readingroom
 
 # Starts real server or command processes: left out of the quick tier (tests/conftest.py).
 pytestmark = pytest.mark.stdio
@@ -94,9 +95,8 @@ def world(tmp_path):
 
 def book_agent(world, *args: str) -> subprocess.CompletedProcess[str]:
     # The book-agent program: its console script and frozen executable start there too.
-    return subprocess.run([sys.executable, "-m", "readingroom.programs", "book-agent",
-                           "--data-dir", str(world["data"]), *args], env=world["env"],
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    return program("book-agent", ["--data-dir", str(world["data"]), *args], env=world["env"],
+                   text=True, encoding="utf-8", timeout=120)
 
 
 @posix_only
@@ -178,10 +178,9 @@ def test_install_host_print_changes_nothing_and_a_missing_book_is_refused(world)
 @posix_only
 def test_readingroom_setup_registers_book_agent_with_its_data_folder(world):
     suite = world["tmp"] / "suite"
-    done = subprocess.run([sys.executable, "-m", "readingroom", "setup", "--hosts", "cursor",
-                           "--data-dir", str(suite), "--install-dir", str(world["bin"]),
-                           "--no-self-test"], env=world["env"], capture_output=True,
-                          text=True, encoding="utf-8", timeout=120)
+    done = readingroom(["setup", "--hosts", "cursor", "--data-dir", str(suite),
+                        "--install-dir", str(world["bin"]), "--no-self-test"],
+                       env=world["env"], text=True, encoding="utf-8", timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     servers = json.loads((world["home"] / ".cursor" / "mcp.json").read_text())["mcpServers"]
     assert servers["book-agent"]["args"] == ["--data-dir", str(suite / "book-agent"), "mcp"]

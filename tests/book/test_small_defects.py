@@ -1,7 +1,7 @@
 """issue 11 §6, the smaller defects: read-entry budgets, --json anywhere, readable init/locate
 text, one reused demo folder.
 
-Over the Core and the real command line (a subprocess, as a user runs it).
+Over the Core and the real command line (a process of its own: see :mod:`tests.forked`).
 """
 
 from __future__ import annotations
@@ -17,20 +17,17 @@ import pytest
 from readingroom.book.demo import DEMO_MARKER, run_demo
 from readingroom.book.service import BookService
 from readingroom.core.errors import Code, CoreError
+from tests.forked import book_agent
 
 from .make_books import make_epub, make_pdf
 
 # Starts real server or command processes: left out of the quick tier (tests/conftest.py).
 pytestmark = pytest.mark.stdio
 
-CLI = [sys.executable, "-m", "readingroom.book"]
-
-
 def run(data: Path, *args: str, env: dict[str, str] | None = None,
         timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, "--data-dir", str(data), *args], capture_output=True,
-                          text=True, encoding="utf-8", timeout=timeout,
-                          env={**os.environ, **(env or {})})
+    return book_agent(["--data-dir", str(data), *args], text=True, encoding="utf-8",
+                      timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def sentences(word: str, n: int) -> str:
@@ -151,8 +148,8 @@ def test_json_works_before_and_after_the_command(book):
     listed = run(data, "list", "--json")
     assert json.loads(listed.stdout)["items"][0]["book_id"] == "long"
     # --data-dir after the command too; a failure under a late --json is still an envelope.
-    late = subprocess.run([*CLI, "status", "nothing", "--data-dir", str(data), "--json"],
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    late = book_agent(["status", "nothing", "--data-dir", str(data), "--json"], text=True,
+                      encoding="utf-8", timeout=120)
     assert late.returncode == 1 and json.loads(late.stdout)["error"]["code"] == "BOOK_NOT_FOUND"
     assert len(late.stderr.strip().splitlines()) == 1
 
@@ -204,8 +201,7 @@ def test_demo_reuses_one_folder_and_leaves_no_temporary_files(tmp_path):
     env_run = {**os.environ, **env}
     folders = []
     for attempt in range(2):
-        done = subprocess.run([*CLI, "demo"], capture_output=True, text=True, encoding="utf-8",
-                              timeout=300, env=env_run)
+        done = book_agent(["demo"], text=True, encoding="utf-8", timeout=300, env=env_run)
         assert done.returncode == 0, done.stderr[-2000:]
         lines = done.stdout.splitlines()
         assert lines[0].startswith("demo passed: ")

@@ -25,6 +25,7 @@ from pathlib import Path
 from readingroom.catalog import SERVERS
 from readingroom.core.declaration import ServerInfo
 from readingroom.core.loopback import SHUTDOWN_POLL_S
+from tests import forked
 
 from .install import HostPrograms
 from .servers import host_case
@@ -194,8 +195,10 @@ class World:
                               text=True, encoding="utf-8", errors="replace", timeout=timeout)
 
     def readingroom(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """``readingroom ARGS`` from this virtual environment, in this world."""
-        return self.run([sys.executable, "-m", "readingroom", *args])
+        """``readingroom ARGS`` from this virtual environment, in this world (a fork of the
+        test process where it can be: :mod:`tests.forked`)."""
+        return forked.readingroom(list(args), cwd=self.workdir, env=self.env, text=True,
+                                  encoding="utf-8", errors="replace", timeout=RUN_TIMEOUT_S)
 
     def open_gates(self) -> None:
         """Record every gated server's gate in the data folder (``readingroom setup``)."""

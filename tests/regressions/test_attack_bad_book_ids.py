@@ -9,11 +9,11 @@ synced to Windows, or the same books opened there, breaks). Now the whole id is 
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
 from tests.book.make_books import make_pdf
+from tests.forked import book_agent
 
 from readingroom.book.package import book_id_from_name, check_book_id
 from readingroom.book.service import BookService
@@ -64,8 +64,8 @@ def test_cli_refuses_a_trailing_newline_and_creates_no_folder(tmp_path):
     src = make_pdf(tmp_path / "b.pdf", ["Some text."])
     data = tmp_path / "data"
     for bad in ("abc\n", "con", "aux.txt", "abc."):
-        done = subprocess.run([*CLI, "--data-dir", str(data), "init", str(src), "--id", bad],
-                              capture_output=True, text=True, encoding="utf-8", timeout=60)
+        done = book_agent(["--data-dir", str(data), "init", str(src), "--id", bad],
+                          text=True, encoding="utf-8", timeout=60)
         assert done.returncode == 1
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and "INVALID_ARGUMENT" in lines[0]

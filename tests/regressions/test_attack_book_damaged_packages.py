@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
 from tests.book.mcp.library import make_library
+from tests.forked import book_agent
 
 from readingroom.book.server import build_book_server
 
@@ -168,8 +167,7 @@ async def test_one_truncated_manifest_leaves_the_library_listed(data):
 
 def test_book_agent_list_marks_the_damaged_book_and_lists_the_rest(data):
     _truncate(version_dir(data) / "manifest.json")
-    done = subprocess.run([sys.executable, "-m", "readingroom.book", "--data-dir", str(data),
-                           "list"], capture_output=True, text=True, timeout=120)
+    done = book_agent(["--data-dir", str(data), "list"], text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.strip()}
     assert "epub" in lines and "pdf" in lines, done.stdout

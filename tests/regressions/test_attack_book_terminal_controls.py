@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
+from tests.forked import book_agent
 
 from readingroom.book.server import build_book_server
 from readingroom.book.service import BookService
@@ -85,8 +84,7 @@ async def test_mcp_answers_carry_no_control_characters(data):
                                      ["read-markdown", "ctl", "--start-line", "1"],
                                      ["list", "--json"], ["status", "ctl", "--json"]])
 def test_the_command_line_never_writes_a_control_character(data, command):
-    done = subprocess.run([sys.executable, "-m", "readingroom.book", "--data-dir", str(data),
-                           *command], capture_output=True, timeout=120)
+    done = book_agent(["--data-dir", str(data), *command], timeout=120)
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode("utf-8")
     assert RAW.findall(out) == [], out[:400]

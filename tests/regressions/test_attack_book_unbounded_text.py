@@ -11,13 +11,12 @@ title), and every text argument of every tool has a ``maxLength`` in its input s
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
 from tests.book.make_books import make_pdf
+from tests.forked import book_agent
 
 from readingroom.book.server import build_book_server
 from readingroom.book.service import BookService
@@ -118,7 +117,6 @@ async def test_book_status_of_the_book_shows_the_title_cut(data):
 
 @pytest.mark.parametrize("command", [["list"], ["status"], ["status", "long"]])
 def test_the_command_line_shows_the_title_cut(data, command):
-    done = subprocess.run([sys.executable, "-m", "readingroom.book", "--data-dir", str(data),
-                           *command], capture_output=True, text=True, timeout=120)
+    done = book_agent(["--data-dir", str(data), *command], text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert max(len(line) for line in done.stdout.splitlines()) < 400, done.stdout[:500]

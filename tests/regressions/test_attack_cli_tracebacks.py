@@ -21,6 +21,7 @@ import sys
 
 import pytest
 from tests.book.make_books import make_pdf
+from tests.forked import book_agent
 
 from readingroom.book.commands import cli
 
@@ -34,15 +35,15 @@ CLI = [sys.executable, "-m", "readingroom.book"]
 def data(tmp_path_factory):
     root = tmp_path_factory.mktemp("tb")
     src = make_pdf(root / "b.pdf", ["Alpha beta gamma.", "Delta epsilon."])
-    done = subprocess.run([*CLI, "--data-dir", str(root / "data"), "init", str(src),
-                           "--id", "b"], capture_output=True, timeout=120)
+    done = book_agent(["--data-dir", str(root / "data"), "init", str(src), "--id", "b"],
+                      timeout=120)
     assert done.returncode == 0, done.stderr
     return root
 
 
 def _run(data, *args, json_mode: bool):
-    argv = [*CLI, "--data-dir", str(data / "data"), *(["--json"] if json_mode else []), *args]
-    return subprocess.run(argv, capture_output=True, timeout=120)
+    argv = ["--data-dir", str(data / "data"), *(["--json"] if json_mode else []), *args]
+    return book_agent(argv, timeout=120)
 
 
 def _assert_one_line(done, code: str, json_mode: bool) -> None:

@@ -12,13 +12,13 @@ locator still verifies, in the service, through the CLI and over MCP (`book_read
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from tests.book.make_books import make_epub, make_pdf
 from tests.book.mcp.library import book_server, envelope
+from tests.forked import book_agent
 
 from readingroom.book.locate import Locator, _checksum
 from readingroom.book.service import BookService
@@ -100,16 +100,14 @@ def test_cli_refuses_a_forged_locator_and_verifies_the_genuine_one(books, tmp_pa
     root, service = books
     loc = service.locate("pdfbook", text="Delta epsilon").items[0]["locator"]
     data = str(root / "data")
-    genuine = subprocess.run([*CLI, "--data-dir", data, "--json", "read-source", "-"],
-                             input=json.dumps(loc), capture_output=True, text=True,
-                             encoding="utf-8", timeout=60)
+    genuine = book_agent(["--data-dir", data, "--json", "read-source", "-"],
+                         input=json.dumps(loc), text=True, encoding="utf-8", timeout=60)
     assert genuine.returncode == 0, genuine.stderr
     assert json.loads(genuine.stdout)["data"]["verified"] is True
     forged_file = Path(tmp_path / "forged.json")
     forged_file.write_text(json.dumps(_forge(loc, page_label="99")), encoding="utf-8")
-    forged = subprocess.run([*CLI, "--data-dir", data, "--json", "read-source",
-                             f"@{forged_file}"], capture_output=True, text=True,
-                            encoding="utf-8", timeout=60)
+    forged = book_agent(["--data-dir", data, "--json", "read-source", f"@{forged_file}"],
+                        text=True, encoding="utf-8", timeout=60)
     assert forged.returncode == 1
     err = json.loads(forged.stdout)["error"]
     assert err["code"] == "INVALID_LOCATOR" and err["details"]["fields"] == ["page_label"]

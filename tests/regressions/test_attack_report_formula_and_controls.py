@@ -16,11 +16,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.forked import readingroom
 
 from readingroom.core import ledger, verification
 
@@ -63,8 +62,7 @@ def ledger_path(tmp_path: Path) -> Path:
 
 
 def _report(path: Path, fmt: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "readingroom", "receipts", "report",
-                           "--format", fmt, str(path)], capture_output=True, timeout=60)
+    done = readingroom(["receipts", "report", "--format", fmt, str(path)], timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.decode("utf-8")
 

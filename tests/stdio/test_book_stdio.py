@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from tests.book.make_books import make_pdf
 from tests.book.mcp.library import PDF_PAGES, book_server, envelope, make_library, png_size
+from tests.forked import book_agent
 
 from readingroom.book.service import BookService
 from readingroom.core.rawstdio import RawStdioClient
@@ -194,8 +195,7 @@ def test_compat_image_results_drop_structured_content_on_image_tools_only(data):
 
 def test_cli_and_mcp_give_the_same_records_and_locators(server, data):
     def cli(*words: str) -> dict:
-        done = subprocess.run([sys.executable, "-m", "readingroom.book", "--data-dir", str(data),
-                               "--json", *words], capture_output=True, timeout=60, check=True)
+        done = book_agent(["--data-dir", str(data), "--json", *words], timeout=60, check=True)
         return json.loads(done.stdout)
 
     via_cli = cli("search", "pdf", "harbour light")

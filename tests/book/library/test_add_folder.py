@@ -23,6 +23,7 @@ from readingroom.book.library.sources import SourceSpec, derive_id
 from readingroom.book.service import BookService
 from readingroom.core.envelope import Envelope
 from readingroom.core.errors import Code, CoreError
+from tests.forked import book_agent
 
 from ..conftest import fixture_books
 from ..make_books import make_encrypted_pdf, make_image_only_pdf, make_pdf
@@ -37,8 +38,8 @@ SMALL = ("latex-4-pages-numbered.pdf", "regime-anticancer-arabic.epub",
 
 
 def run(data: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, "--data-dir", str(data), *args], capture_output=True,
-                          text=True, encoding="utf-8", timeout=300)
+    return book_agent(["--data-dir", str(data), *args], text=True, encoding="utf-8",
+                      timeout=300)
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 
 import bibtexparser
 import pytest
@@ -23,6 +21,7 @@ from readingroom.book.library.citation import (
     to_ris,
     with_locator,
 )
+from tests.forked import book_agent
 
 from ..conftest import fixture_books
 
@@ -125,19 +124,18 @@ def cited(tmp_path_factory):
     folder = root / "in"
     folder.mkdir()
     shutil.copyfile(fixture_books() / "regime-anticancer-arabic.epub", folder / "regime.epub")
-    cli = [sys.executable, "-m", "readingroom.book", "--data-dir", str(root / "data")]
-    subprocess.run([*cli, "add", str(folder)], check=True, capture_output=True, timeout=120)
-    loc = json.loads(subprocess.run([*cli, "--json", "locate", "regime", "--record", "r0002"],
-                                    capture_output=True, text=True, timeout=60).stdout)
+    cli = ["--data-dir", str(root / "data")]
+    book_agent([*cli, "add", str(folder)], check=True, timeout=120)
+    loc = json.loads(book_agent([*cli, "--json", "locate", "regime", "--record", "r0002"],
+                                text=True, timeout=60).stdout)
     return cli, loc["items"][0]["locator"]
 
 
 @pytest.mark.parametrize("fmt", ["bibtex", "ris", "csl-json"])
 def test_cite_command_prints_a_parseable_reference(cited, fmt):
     cli, locator = cited
-    done = subprocess.run([*cli, "cite", "regime", "--format", fmt, "--locator",
-                           json.dumps(locator)],
-                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+    done = book_agent([*cli, "cite", "regime", "--format", fmt, "--locator",
+                       json.dumps(locator)], text=True, encoding="utf-8", timeout=60)
     assert done.returncode == 0, done.stderr
     if fmt == "bibtex":
         (entry,) = bibtexparser.parse_string(done.stdout).entries

@@ -1,9 +1,9 @@
 """book-agent as a catalogue server: host entries, `book-agent install-host`, setup, self-test.
 
 Host files are written under a temporary home (``HOME``, ``--config``) by the real command
-lines as subprocesses; the install folder holds a small launcher named ``book-agent`` that runs
-``python -m readingroom.book``, so an entry that was written can be started exactly as a host
-starts it, and answers.
+lines, each a process of its own (:mod:`tests.forked`); the install folder holds a small
+launcher named ``book-agent`` that runs ``python -m readingroom.book``, so an entry that was
+written can be started exactly as a host starts it, and answers.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ source file went unnoticed and ``book_locate_source`` still said ``verified``.
 Now every one is ``BOOK_DAMAGED`` naming the file and the repair (``init --replace``);
 ``book_list`` lists every readable book and marks the damaged one; ``book_status`` compares the
 files with the sizes and SHA-256 the manifest recorded at build and names what is damaged.
-All over the real MCP server (in-memory session), and ``book-agent list`` as a subprocess.
+All over the real MCP server (in-memory session), and ``book-agent list`` as a process of its
+own (:mod:`tests.forked`).
 """
 
 from __future__ import annotations

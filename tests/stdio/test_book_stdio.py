@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -253,6 +254,16 @@ def _started(client: RawStdioClient, token: str, timeout: float = 30.0) -> None:
     assert ok, f"call {token} never started"
 
 
+def _wait_for_workers(client: RawStdioClient, *, busy: int, timeout: float = 30.0) -> None:
+    """Ask ``book_status`` until ``busy`` pool workers are running (its own call among them)."""
+    give_up = time.monotonic() + timeout
+    while True:
+        workers = call(client, "book_status", book_id="fast")["data"]["server"]["workers"]
+        if workers["busy"] >= busy:
+            return
+        assert time.monotonic() < give_up, f"never {busy} busy workers: {workers}"
+
+
 def _slow_call(client: RawStdioClient, token: str) -> int:
     return client.send_request("tools/call", {
         "name": "book_search", "arguments": {"book_id": "slow", "query": "whales"},
@@ -277,6 +288,9 @@ def test_cancel_in_the_middle_of_a_slow_call_then_a_successful_call(tmp_path):
         client.initialize()
         rid = _slow_call(client, "slow-1")
         _started(client, "slow-1")
+        # Its progress is sent before its job reaches a worker: on a busy machine a cancel sent
+        # at once can find it still queued, and it never runs. Cancel it once it holds one.
+        _wait_for_workers(client, busy=2)  # the slow read and this status call
         client.notify("notifications/cancelled", {"requestId": rid, "reason": "test"})
         after = call(client, "book_search", book_id="fast", query="ships")
         assert after["items"], "the server answers while the cancelled worker still blocks"

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -136,14 +138,33 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 # --- the quick tier ---------------------------------------------------------------------------
 
 
+RUN_DIR_ENV = "READINGROOM_TEST_RUN_DIR"
+"""A folder for the whole run, shared by its workers (made before they start, which inherit
+the variable; removed when the run ends): ``tests/book/ingested.py`` keeps real books there."""
+
+_made_run_dir: list[str] = []
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """The markers of the quick tier (``slow`` and ``live`` are declared in pyproject.toml)."""
+    """The markers of the quick tier (``slow`` and ``live`` are declared in pyproject.toml),
+    and the run's shared folder (:data:`RUN_DIR_ENV`)."""
     _tune_collector()
+    if not os.environ.get(RUN_DIR_ENV):
+        _made_run_dir.append(tempfile.mkdtemp(prefix="readingroom-test-run-"))
+        os.environ[RUN_DIR_ENV] = _made_run_dir[0]
     config.addinivalue_line(
         "markers", "stdio: starts real server or command processes, or is in a module that does "
         f"(left out by --quick; every test under tests/{{{','.join(PROCESS_FOLDERS)}}} by rule)")
     config.addinivalue_line(
         "markers", "smoke: the quick tier's stdio check of each server (kept by --quick)")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the run's shared folder, in the process that made it."""
+    for folder in _made_run_dir:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop(RUN_DIR_ENV, None)
+    _made_run_dir.clear()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from readingroom.book.ingest import ingest
 from readingroom.book.records import MAX_RECORD_CHARS, build_book_text
 from readingroom.book.text import is_cjk
 from readingroom.book.view import NO_TEXT_LAYER
 
 from ..conftest import samples_dir
 from .conftest import fixture_books
+from .ingested import ingested
 
 # Reads the big real sample books (linear-algebra.epub and the like): left out of the quick tier.
 pytestmark = pytest.mark.slow
@@ -38,7 +38,7 @@ def _books() -> list[Path]:
 def book(request):
     if request.param is None:
         fixture_books()  # skips (or fails when samples are required)
-    doc = ingest(request.param, allow_image_only=True)
+    doc = ingested(request.param, allow_image_only=True)
     return doc, build_book_text(doc)
 
 

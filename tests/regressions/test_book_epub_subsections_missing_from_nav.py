@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 from tests.book.conftest import fixture_books
+from tests.book.ingested import ingested
 from tests.book.make_epub_round2 import make_headings_book
 
-from readingroom.book.ingest.epub import read_epub
 from readingroom.book.service import BookService
 
 
@@ -52,6 +52,6 @@ def test_a_colophon_in_its_own_spine_item_is_its_own_record(service):
 
 @pytest.mark.slow
 def test_linear_algebra_sections_reach_the_contents():
-    doc = read_epub(fixture_books() / "linear-algebra.epub")
+    doc = ingested(fixture_books() / "linear-algebra.epub")
     nested = [e for e in doc.toc if e.char_offset > 0]
     assert len(nested) > 100  # the nav lists its 94 spine items only, each at offset 0

@@ -12,6 +12,7 @@ from readingroom.book.ingest import ingest
 from readingroom.book.text import normalise
 
 from ..conftest import fixture_books
+from ..ingested import ingested
 from ..make_epub_classes import BLOCKS_BODY, VERSE_BODY, make_book
 
 _FIXTURES = (
@@ -112,17 +113,17 @@ def test_mathml_reads_as_text(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", _FIXTURES)
 def test_fixture_blocks_cover_every_chapter(name):
-    doc = ingest(fixture_books() / name)
+    doc = ingested(fixture_books() / name)
     for unit in doc.units:
         if unit.text.strip():
             assert _check_blocks(unit) >= 0.95, unit.href
 
 
 def test_fixture_tables_and_images_survive():
-    spec = ingest(fixture_books() / "epub30-spec.epub")
+    spec = ingested(fixture_books() / "epub30-spec.epub")
     assert any(md.startswith("|") or "\n| --- |" in md
                for u in spec.units for _s, _e, md in u.blocks)
-    alice = ingest(fixture_books() / "alice-epub3-images.epub")
+    alice = ingested(fixture_books() / "alice-epub3-images.epub")
     images = [m for u in alice.units for _s, _e, md in u.blocks
               for m in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)]
     declared = {path for u in alice.units for path in u.images}

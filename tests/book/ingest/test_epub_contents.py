@@ -10,6 +10,7 @@ from readingroom.book.ingest import ingest
 from readingroom.book.records import build_book_text
 
 from ..conftest import fixture_books
+from ..ingested import ingested
 from ..make_epub_classes import (
     make_book,
     make_contents_page_book,
@@ -69,7 +70,7 @@ def test_nav_span_headings_are_parents_in_the_records(tmp_path):
 
 
 def test_alice_nav_in_spine_is_the_only_contents_unit():
-    doc = ingest(fixture_books() / "alice-epub3-images.epub")
+    doc = ingested(fixture_books() / "alice-epub3-images.epub")
     contents = [u.href for u in doc.units if u.role == "contents"]
     assert contents == ["OPS/toc.xhtml"]
 
@@ -77,7 +78,7 @@ def test_alice_nav_in_spine_is_the_only_contents_unit():
 @pytest.mark.slow
 def test_fixture_nav_documents_in_the_spine_are_contents():
     for name in ("epub30-spec.epub", "linear-algebra.epub"):
-        doc = ingest(fixture_books() / name)
+        doc = ingested(fixture_books() / name)
         navs = [u for u in doc.units if u.href and u.href.endswith("nav.xhtml")]
         assert navs and all(u.role == "contents" for u in navs)
         assert sum(u.role == "body" for u in doc.units) > len(doc.units) // 2

@@ -14,6 +14,7 @@ from readingroom.book.ingest import ingest
 from readingroom.book.text import normalise
 
 from ..conftest import fixture_books
+from ..ingested import ingested
 from ..make_epub_classes import NOTES_BODY, PAGEBREAK_BODY, VERSE_BODY, make_book
 
 
@@ -109,7 +110,7 @@ def _nav_count(book, pattern: str, where: str) -> int:
 
 def test_georgia_note_refs_and_page_list():
     book = fixture_books() / "georgia-cfi.epub"
-    doc = ingest(book)
+    doc = ingested(book)
     refs = sum(1 for u in doc.units for _s, _e, k in u.furniture if k == "note_ref")
     assert refs == _nav_count(book, r'epub:type="noteref"', "")
     # every page-list entry (EPUB CFIs here) becomes a page mark on a word of the text
@@ -124,7 +125,7 @@ def test_georgia_note_refs_and_page_list():
 
 def test_alice_gutenberg_page_anchors_are_page_marks():
     book = fixture_books() / "alice-epub3-images.epub"
-    doc = ingest(book)
+    doc = ingested(book)
     anchors = _nav_count(book, r'class=\s*"pageno"', "")
     marks = [label for u in doc.units for _o, label in u.page_marks]
     assert len(marks) == anchors > 0
@@ -134,7 +135,7 @@ def test_alice_gutenberg_page_anchors_are_page_marks():
 
 @pytest.mark.slow
 def test_maths_superscripts_are_not_note_refs():
-    doc = ingest(fixture_books() / "linear-algebra.epub")
+    doc = ingested(fixture_books() / "linear-algebra.epub")
     assert not any(k == "note_ref" for u in doc.units for _s, _e, k in u.furniture)
 
 

@@ -12,6 +12,7 @@ from readingroom.book.ingest import ingest
 from readingroom.book.text import is_cjk, normalise
 from readingroom.core.errors import Code, CoreError
 
+from ..ingested import ingested
 from ..make_books import make_image_only_pdf, make_japanese_pdf, make_pdf, make_two_column_pdf
 
 TEXTBOOK = "geotopo-textbook-outline.pdf"
@@ -33,16 +34,10 @@ def _book(samples: Path, name: str) -> Path:
 # --- the real textbook -----------------------------------------------------------------------
 
 
-_CACHE: dict[Path, object] = {}
-
-
 @pytest.fixture
 def textbook(samples: Path):
-    """The textbook, ingested once per test session (the samples fixture skips without it)."""
-    path = _book(samples, TEXTBOOK)
-    if path not in _CACHE:
-        _CACHE[path] = ingest(path)
-    return _CACHE[path]
+    """The textbook, read once per test run (the samples fixture skips without it)."""
+    return ingested(_book(samples, TEXTBOOK))
 
 
 def test_textbook_has_one_unit_per_page_with_labels_apart_from_indices(textbook):

@@ -17,6 +17,7 @@ from readingroom.book.ingest.pdf.blocks import (
 from readingroom.book.model import SourceDocument, SourceUnit
 
 from ..conftest import fixture_books
+from ..ingested import ingested
 from ..make_pdf_furniture import make_furniture_pdf, make_styled_pdf, make_verse_pdf
 
 STYLED = [
@@ -121,13 +122,8 @@ def test_japanese_pages_have_no_blocks(tmp_path: Path):
 # --- the real books --------------------------------------------------------------------------
 
 
-_CACHE: dict[str, SourceDocument] = {}
-
-
 def _fixture(name: str) -> SourceDocument:
-    if name not in _CACHE:
-        _CACHE[name] = ingest(fixture_books() / name)
-    return _CACHE[name]
+    return ingested(fixture_books() / name)
 
 
 @pytest.mark.parametrize("name", ["geotopo-textbook-outline.pdf", "latex-4-pages-numbered.pdf"])

@@ -22,6 +22,7 @@ from readingroom.book.model import SourceDocument
 from readingroom.book.text import normalise
 
 from ..conftest import fixture_books
+from ..ingested import ingested
 from ..make_books import make_pdf
 from ..make_pdf_furniture import make_furniture_pdf, make_titled_pdf, make_verse_pdf
 
@@ -354,14 +355,8 @@ def test_a_file_name_in_the_metadata_is_not_a_title(tmp_path, junk):
 # --- the real fixture books ------------------------------------------------------------------
 
 
-_CACHE: dict[str, SourceDocument] = {}
-
-
 def _fixture(name: str) -> SourceDocument:
-    path = fixture_books() / name
-    if name not in _CACHE:
-        _CACHE[name] = ingest(path)
-    return _CACHE[name]
+    return ingested(fixture_books() / name)
 
 
 def test_latex_folios_at_the_foot_are_furniture_and_labels():

@@ -17,6 +17,7 @@ before) or where :func:`os.fork` does not exist (Windows).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import logging
@@ -97,8 +98,6 @@ def run_program(
     encoding: str | None = None,
     errors: str | None = None,
     check: bool = False,
-    capture_output: bool = True,
-    stdin: int | None = None,
 ) -> subprocess.CompletedProcess:
     """Run ``entry(args)`` as the program ``python LAUNCHER ARGS`` would, and collect it.
 
@@ -113,10 +112,10 @@ def run_program(
     command = [sys.executable, *launcher, *words]
     decode = text or encoding is not None or errors is not None
     if not forking():
-        return subprocess.run(command, capture_output=capture_output, env=env, input=input,
+        return subprocess.run(command, capture_output=True, env=env, input=input,
                               timeout=timeout, cwd=cwd, text=text, encoding=encoding,
                               errors=errors, check=check,
-                              stdin=subprocess.DEVNULL if input is None else stdin)
+                              stdin=subprocess.DEVNULL if input is None else None)
     data = input.encode(encoding or "utf-8", errors or "strict") if isinstance(input, str) \
         else input
     environment = dict(os.environ if env is None else env)
@@ -146,14 +145,20 @@ def run_program(
     stdout: bytes | str = bytes(out)
     stderr: bytes | str = bytes(err)
     if decode:
-        stdout = bytes(out).decode(encoding or "utf-8", errors or "strict").replace("\r\n", "\n")
-        stderr = bytes(err).decode(encoding or "utf-8", errors or "strict").replace("\r\n", "\n")
+        stdout = _text(bytes(out), encoding, errors)
+        stderr = _text(bytes(err), encoding, errors)
     if status is None:
         raise subprocess.TimeoutExpired(command, timeout or 0, output=stdout, stderr=stderr)
     done = subprocess.CompletedProcess(command, status, stdout, stderr)
     if check:
         done.check_returncode()
     return done
+
+
+def _text(raw: bytes, encoding: str | None, errors: str | None) -> str:
+    """``raw`` decoded with universal newlines, as ``subprocess.run(text=True)`` gives it."""
+    return raw.decode(encoding or "utf-8", errors or "strict").replace("\r\n", "\n") \
+        .replace("\r", "\n")
 
 
 def _wait(pid: int, timeout: float | None) -> int | None:
@@ -180,19 +185,8 @@ def _drain(fd: int, sink: bytearray) -> None:
 
 
 def _feed(fd: int, data: bytes) -> None:
-    with open(fd, "wb", buffering=0) as stream, _ignore(BrokenPipeError):
+    with open(fd, "wb", buffering=0) as stream, contextlib.suppress(BrokenPipeError):
         stream.write(data)
-
-
-class _ignore:
-    def __init__(self, *kinds: type[BaseException]) -> None:
-        self.kinds = kinds
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> bool:
-        return kind is not None and issubclass(kind, self.kinds)
 
 
 def _child(entry: Entry, argv: list[str], env: dict[str, str], cwd: str | os.PathLike[str] | None,
@@ -232,12 +226,12 @@ def _child(entry: Entry, argv: list[str], env: dict[str, str], cwd: str | os.Pat
         _fresh_warnings()
         status = _run(entry, argv[1:])
     except BaseException:
-        with _ignore(BaseException):
+        with contextlib.suppress(BaseException):
             traceback.print_exc()
         status = 1
     finally:
         for stream in (sys.stdout, sys.stderr):
-            with _ignore(BaseException):
+            with contextlib.suppress(BaseException):
                 stream.flush()
         os._exit(status)
 

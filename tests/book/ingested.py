@@ -21,14 +21,14 @@ from pathlib import Path
 from readingroom.book.ingest import ingest
 from readingroom.book.model import SourceDocument
 
-__all__ = ["ENV_RUN_DIR", "ingested"]
+from ..conftest import RUN_DIR_ENV
 
-ENV_RUN_DIR = "READINGROOM_TEST_RUN_DIR"
+__all__ = ["ingested"]
 
 
 def ingested(path: Path, *, allow_image_only: bool = False) -> SourceDocument:
     """``ingest(path, allow_image_only=...)``, read once per test run for every worker."""
-    run_dir = os.environ.get(ENV_RUN_DIR)
+    run_dir = os.environ.get(RUN_DIR_ENV)
     if not run_dir:
         return ingest(path, allow_image_only=allow_image_only)
     stat = path.stat()

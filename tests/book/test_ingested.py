@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from readingroom.book.ingest import ingest
 
-from .ingested import ENV_RUN_DIR, ingested
+from ..conftest import RUN_DIR_ENV
+from .ingested import ingested
 from .make_books import make_pdf
 
 
 def test_a_book_is_read_once_per_run_and_every_caller_gets_its_own(tmp_path, monkeypatch):
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    monkeypatch.setenv(ENV_RUN_DIR, str(run_dir))
+    monkeypatch.setenv(RUN_DIR_ENV, str(run_dir))
     src = make_pdf(tmp_path / "b.pdf", ["Alpha beta gamma.", "Delta epsilon."])
     first = ingested(src)
     kept = list(run_dir.iterdir())
@@ -25,7 +26,7 @@ def test_a_book_is_read_once_per_run_and_every_caller_gets_its_own(tmp_path, mon
 
 
 def test_without_a_run_folder_it_reads_the_book(tmp_path, monkeypatch):
-    monkeypatch.delenv(ENV_RUN_DIR, raising=False)
+    monkeypatch.delenv(RUN_DIR_ENV, raising=False)
     src = make_pdf(tmp_path / "b.pdf", ["Only page."])
     assert ingested(src) == ingest(src)
     assert list(tmp_path.iterdir()) == [src]

@@ -9,8 +9,6 @@ synced to Windows, or the same books opened there, breaks). Now the whole id is 
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 from tests.book.make_books import make_pdf
 from tests.forked import book_agent
@@ -18,8 +16,6 @@ from tests.forked import book_agent
 from readingroom.book.package import book_id_from_name, check_book_id
 from readingroom.book.service import BookService
 from readingroom.core.errors import Code, CoreError
-
-CLI = [sys.executable, "-m", "readingroom.book"]
 
 REFUSED = {
     "abc\n": "'\\n'",

@@ -12,7 +12,6 @@ locator still verifies, in the service, through the CLI and over MCP (`book_read
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,6 @@ from readingroom.core.errors import Code, CoreError
 
 # Starts real server or command processes: left out of the quick tier (tests/conftest.py).
 pytestmark = pytest.mark.stdio
-
-CLI = [sys.executable, "-m", "readingroom.book"]
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,6 @@ from ..make_books import make_encrypted_pdf, make_image_only_pdf, make_pdf
 # Starts real server or command processes: left out of the quick tier (tests/conftest.py).
 pytestmark = pytest.mark.stdio
 
-CLI = [sys.executable, "-m", "readingroom.book"]
 SMALL = ("latex-4-pages-numbered.pdf", "regime-anticancer-arabic.epub",
          "venus-and-adonis-epub2.epub", "alice-epub3-images.epub", "georgia-cfi.epub",
          "huckfinn-scanned-page.pdf")

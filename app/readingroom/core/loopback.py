@@ -7,8 +7,9 @@ sees it. A fake subclasses it and implements :meth:`LoopbackServer._handle`.
 
 :class:`RecordingServer` is the one fake every server of the suite builds on: it reads each
 request (method, path prefix, query parameters, body), asks :meth:`RecordingServer.answer` for
-an :class:`Answer`, writes it in one write and records a :class:`RequestRecord` with three
-stamps taken where an upstream would see them:
+an :class:`Answer`, records a :class:`RequestRecord` (before the client can read the answer,
+so a test that has its answer finds the request in the log) and writes the answer in one
+write. The record has three stamps taken where an upstream would see them:
 
 - **arrived**: when the connection was accepted, before a byte of the request was read (every
   request is its own HTTP/1.0 connection, so the accept is the earliest moment it can be seen);
@@ -27,7 +28,7 @@ import socket
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import pairwise
@@ -182,7 +183,7 @@ class RequestRecord:
     answered: float
     """The response was about to be written."""
     finished: float
-    """The response had been written."""
+    """The response had been written (while it is being written: when the write began)."""
     status: int
     host: str = ""
     """The name of the :class:`RecordingServer` that served it (one fake of several hosts)."""
@@ -199,6 +200,14 @@ class Journal:
         """Record one request."""
         with self._lock:
             self._records.append(record)
+
+    def finish(self, record: RequestRecord, finished: float) -> None:
+        """Set when the answer to ``record`` had been written (unless the log was cleared)."""
+        with self._lock:
+            for n, held in enumerate(self._records):
+                if held is record:
+                    self._records[n] = replace(record, finished=finished)
+                    return
 
     def records(self) -> list[RequestRecord]:
         """A copy of the log, in order of arrival."""
@@ -318,10 +327,14 @@ class RecordingServer(LoopbackServer):
                 *(f"{k}: {v}" for k, v in out.headers.items())]
         message = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + out.body
         answered = time.monotonic()
+        # In the log before the client can read the answer: a test that reads the log once it
+        # has its answer must find the request there.
+        record = RequestRecord(method, prefix, rest, request.params, body, arrived, answered,
+                               answered, out.status, self.name)
+        self.journal.add(record)
         try:
             handler.wfile.write(message)
             handler.wfile.flush()
         except OSError:  # the client gave up (a cancelled call); the log still counts it
             pass
-        self.journal.add(RequestRecord(method, prefix, rest, request.params, body, arrived,
-                                       answered, time.monotonic(), out.status, self.name))
+        self.journal.finish(record, time.monotonic())

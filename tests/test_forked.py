@@ -129,3 +129,82 @@ def test_a_fork_answers_as_the_real_command_does(tmp_path, monkeypatch, args):
     assert (forked_run.returncode, forked_run.stdout, forked_run.stderr) == \
         (real.returncode, real.stdout, real.stderr)
     assert forked_run.args == real.args
+
+
+# --- servers: spawn() and StdioClient -------------------------------------------------------
+
+ECHO_LINES = ("import sys\n"
+              "print('argv', sys.argv[1:], flush=True)\n"
+              "for line in sys.stdin:\n"
+              "    print('got', line.strip(), flush=True)\n")
+
+
+def test_a_python_c_program_is_forked_with_pipes_like_popen():
+    proc = forked.spawn([sys.executable, "-c", ECHO_LINES, "one", "two"])
+    assert isinstance(proc, forked.ForkedProcess)
+    assert proc.stdout.readline() == b"argv ['one', 'two']\n"
+    proc.stdin.write(b"hello\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline() == b"got hello\n"
+    assert proc.poll() is None
+    proc.stdin.close()
+    assert proc.wait(30) == 0
+    assert proc.stdout.read() == b""
+
+
+def test_a_forked_program_holds_no_descriptor_of_the_test_process():
+    """Another server's stdin copied into this child would keep it from its end of file."""
+    first = forked.spawn([sys.executable, "-c", ECHO_LINES])
+    second = forked.spawn([sys.executable, "-c", ECHO_LINES])
+    assert first.stdout.readline() == second.stdout.readline() == b"argv []\n"
+    first.stdin.close()
+    assert first.wait(30) == 0  # the second child holds no copy of first's stdin
+    assert second.poll() is None
+    second.stdin.close()
+    assert second.wait(30) == 0
+
+
+def test_an_unfinished_wait_times_out_and_kill_ends_the_program():
+    proc = forked.spawn([sys.executable, "-c", ECHO_LINES])
+    assert proc.stdout.readline() == b"argv []\n"
+    with pytest.raises(subprocess.TimeoutExpired):
+        proc.wait(0.05)
+    proc.kill()
+    assert proc.wait(30) == -9
+    proc.stdin.close()
+
+
+@pytest.mark.parametrize("argv", [
+    ["-X", "importtime", "-c", "pass"],  # an interpreter option
+    ["-c", "pass"],  # with a start-up variable of its own (below)
+])
+def test_what_a_fork_cannot_honour_is_a_new_process(argv, monkeypatch):
+    env = dict(os.environ)
+    if argv == ["-c", "pass"]:
+        env["PYTHONIOENCODING"] = "latin-1"
+    proc = forked.spawn([sys.executable, *argv], env=env)
+    assert isinstance(proc, subprocess.Popen)
+    proc.stdin.close()
+    assert proc.wait(30) == 0
+    monkeypatch.setenv(forked.ENV_FORK, "0")
+    real = forked.spawn([sys.executable, "-c", "pass"])
+    assert isinstance(real, subprocess.Popen)
+    real.stdin.close()
+    assert real.wait(30) == 0
+
+
+@pytest.mark.stdio
+def test_a_forked_server_answers_as_the_real_one_does(tmp_path, monkeypatch):
+    """``python -m readingroom.ndl`` through :class:`forked.StdioClient`, forked and not."""
+    env = {**os.environ, "MCP_RECEIPT_LOG": str(tmp_path / "receipts.jsonl")}
+    answers = []
+    for fork in ("1", "0"):
+        monkeypatch.setenv(forked.ENV_FORK, fork)
+        with forked.StdioClient([sys.executable, "-m", "readingroom.ndl"], env=env) as client:
+            assert isinstance(client.proc, forked.ForkedProcess) == (fork == "1")
+            init = client.initialize()["result"]
+            tools = client.request("tools/list")["result"]["tools"]
+            assert client.close() == 0
+            assert client.stdout_problems() == []
+        answers.append((init["serverInfo"], [t["name"] for t in tools]))
+    assert answers[0] == answers[1]

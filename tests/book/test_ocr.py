@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
@@ -28,6 +26,7 @@ from readingroom.book.ocr import (
 )
 from readingroom.book.service import BookService
 from readingroom.core.errors import Code, CoreError
+from tests.forked import book_agent
 
 from . import make_pdf_classes as make
 from .conftest import fixture_books
@@ -131,10 +130,8 @@ def test_ocr_all_reads_pages_that_have_a_text_layer_too(tmp_path, engine):
 
 def test_the_command_line_reports_ocr_per_page_on_stderr(tmp_path, engine):
     pdf = make.image_pages_pdf(tmp_path / "img.pdf")
-    done = subprocess.run(
-        [sys.executable, "-m", "readingroom.book", "--data-dir", str(tmp_path / "data"),
-         "init", str(pdf), "--ocr", "--ocr-lang", "eng"],
-        capture_output=True, text=True, encoding="utf-8", timeout=300)
+    done = book_agent(["--data-dir", tmp_path / "data", "init", pdf, "--ocr", "--ocr-lang", "eng"],
+                      encoding="utf-8", timeout=300)
     assert done.returncode == 0, done.stderr
     assert "book-agent: OCR page index 1: " in done.stderr
     assert "book-agent: OCR page index 2: " in done.stderr
@@ -151,10 +148,8 @@ def test_add_with_ocr_reads_the_scanned_pages_of_a_folder(tmp_path, engine):
     data = tmp_path / "data"
 
     def add(*more: str) -> tuple[int, dict]:
-        done = subprocess.run(
-            [sys.executable, "-m", "readingroom.book", "--data-dir", str(data), "--json",
-             "add", str(folder), "--jobs", "1", *more],
-            capture_output=True, text=True, encoding="utf-8", timeout=300)
+        done = book_agent(["--data-dir", data, "--json", "add", folder, "--jobs", "1", *more],
+                          encoding="utf-8", timeout=300)
         return done.returncode, json.loads(done.stdout)
 
     code, env = add()

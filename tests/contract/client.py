@@ -7,13 +7,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from readingroom.core.rawstdio import RawStdioClient, StdioProtocolError
+from readingroom.core.rawstdio import StdioProtocolError
+from tests.forked import StdioClient
 
 __all__ = ["ContractClient", "StdioProtocolError"]
 
 
-class ContractClient(RawStdioClient):
-    """:class:`RawStdioClient` that can also wait for a notification."""
+class ContractClient(StdioClient):
+    """:class:`~tests.forked.StdioClient` (the server forked where it may be) that can also
+    wait for a notification."""
 
     def wait_for(
         self, predicate: Callable[[dict[str, Any]], bool], timeout: float

@@ -21,10 +21,10 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from tests.forked import StdioClient
 
 from readingroom.core.http import HttpClient, Politeness, UpstreamBodyError
 from readingroom.core.loopback import LoopbackServer
-from readingroom.core.rawstdio import RawStdioClient
 
 # Starts real server or command processes: left out of the quick tier (tests/conftest.py).
 pytestmark = pytest.mark.stdio
@@ -72,7 +72,7 @@ def test_ndl_mcp_refuses_a_page_of_millions_of_tags_and_answers_ping_meanwhile(
     upstream.body = XML_BODY
     env = {**os.environ, "NDL_SRU_URL": upstream.url + "/api/sru",
            "MCP_RECEIPT_LOG": str(tmp_path / "receipts.jsonl")}
-    with RawStdioClient([sys.executable, "-m", "readingroom.ndl"], env=env) as server:
+    with StdioClient([sys.executable, "-m", "readingroom.ndl"], env=env) as server:
         server.initialize()
         began = time.monotonic()
         call = server.send_request("tools/call", {"name": "ndl_search_books",

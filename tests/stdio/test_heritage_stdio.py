@@ -13,9 +13,9 @@ import sys
 
 import jsonschema
 import pytest
+from tests.forked import StdioClient
 
 from readingroom.core.envelope import response_schema
-from readingroom.core.rawstdio import RawStdioClient
 from readingroom.heritage.fake import ACTIVE, INACTIVE, FakeUpstreams
 
 SERVER = [sys.executable, "-m", "readingroom.heritage"]
@@ -57,7 +57,7 @@ def fake():
 
 
 def test_all_eleven_tools_in_both_formats(fake, tmp_path):
-    with RawStdioClient(SERVER, env=_env(fake, tmp_path)) as c:
+    with StdioClient(SERVER, env=_env(fake, tmp_path)) as c:
         c.initialize()
         tools = {t["name"] for t in c.request("tools/list", {})["result"]["tools"]}
         assert tools == set(CALLS)
@@ -77,7 +77,7 @@ def test_all_eleven_tools_in_both_formats(fake, tmp_path):
 
 
 def test_markdown_tags_provenance_and_licences(fake, tmp_path):
-    with RawStdioClient(SERVER, env=_env(fake, tmp_path)) as c:
+    with StdioClient(SERVER, env=_env(fake, tmp_path)) as c:
         c.initialize()
         cross = c.call_tool("heritage_cross_search", {"query": "Probe"})
         data = cross["structuredContent"]
@@ -95,7 +95,7 @@ def test_markdown_tags_provenance_and_licences(fake, tmp_path):
 def test_one_failing_source_never_fails_cross_search(fake, tmp_path):
     fake.modes["ckan"] = "broken"  # "error" (HTTP 500) is retried for 25 s
     try:
-        with RawStdioClient(SERVER, env=_env(fake, tmp_path)) as c:
+        with StdioClient(SERVER, env=_env(fake, tmp_path)) as c:
             c.initialize()
             result = c.call_tool("heritage_cross_search", {"query": "Probe",
                                                            "response_format": "json"},
@@ -111,7 +111,7 @@ def test_one_failing_source_never_fails_cross_search(fake, tmp_path):
 
 
 def test_envelopes_for_not_found_fuzzy_and_no_datastore(fake, tmp_path):
-    with RawStdioClient(SERVER, env=_env(fake, tmp_path)) as c:
+    with StdioClient(SERVER, env=_env(fake, tmp_path)) as c:
         c.initialize()
         fmt = {"response_format": "json"}
         missing = c.call_tool("heritage_get_artist", {"artist_id": "1", **fmt})
@@ -137,7 +137,7 @@ def test_envelopes_for_not_found_fuzzy_and_no_datastore(fake, tmp_path):
 
 
 def test_resources_and_prompts(fake, tmp_path):
-    with RawStdioClient(SERVER, env=_env(fake, tmp_path)) as c:
+    with StdioClient(SERVER, env=_env(fake, tmp_path)) as c:
         init = c.initialize()
         caps = init["result"]["capabilities"]
         assert "resources" in caps and "prompts" in caps

@@ -26,11 +26,11 @@ from typing import Any
 
 import jsonschema
 import pytest
+from tests.forked import StdioClient
 
 from readingroom.cinii import SERVER as CINII
 from readingroom.cinii.fake import FakeCinii
 from readingroom.core.envelope import response_schema
-from readingroom.core.rawstdio import RawStdioClient
 from readingroom.jstage import SERVER as JSTAGE
 from readingroom.jstage.fake import FakeJstage, canned_answer
 
@@ -76,7 +76,7 @@ def _run(command: list[str], env: dict[str, str], errlog: Path, state: dict[str,
          calls: list[tuple[str, str, dict[str, Any]]]) -> tuple[list[dict[str, Any]], bytes]:
     """Each (mode, tool, arguments) in turn, the fake answering in ``mode``."""
     out = []
-    with errlog.open("wb") as err, RawStdioClient(command, env=env, stderr=err) as client:
+    with errlog.open("wb") as err, StdioClient(command, env=env, stderr=err) as client:
         client.initialize()
         for mode, name, args in calls:
             state["mode"] = mode

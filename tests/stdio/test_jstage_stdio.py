@@ -9,9 +9,9 @@ import sys
 
 import jsonschema
 import pytest
+from tests.forked import StdioClient
 
 from readingroom.core.envelope import response_schema
-from readingroom.core.rawstdio import RawStdioClient
 from readingroom.jstage.fake import FakeJstage
 
 # jstage-mcp with the floor at zero (still serial, still one retry); the floor itself is
@@ -63,7 +63,7 @@ def test_every_tool_in_its_success_and_failure_shapes(fake, tmp_path):
     ledger, errlog = tmp_path / "r.jsonl", tmp_path / "stderr.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MCP_", "JSTAGE_"))}
     env.update({**fake.env(), "MCP_RECEIPT_LOG": str(ledger)})
-    with errlog.open("wb") as err, RawStdioClient(UNFLOORED, env=env, stderr=err) as c:
+    with errlog.open("wb") as err, StdioClient(UNFLOORED, env=env, stderr=err) as c:
         c.initialize()
         out = {k: _structured(c.call_tool(name, args)) for k, (name, args) in calls.items()}
         assert c.close() == 0

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 from tests.core.served import structured
+from tests.forked import StdioClient
 
-from readingroom.core.rawstdio import RawStdioClient
 from readingroom.literature.fake import FakeProviders
 
 SERVER = [sys.executable, "-m", "readingroom.literature"]
@@ -31,7 +31,7 @@ def fake():
 
 
 def test_the_three_tools_over_stdio(fake, tmp_path):
-    with RawStdioClient(SERVER, env=server_env(fake, tmp_path)) as c:
+    with StdioClient(SERVER, env=server_env(fake, tmp_path)) as c:
         init = c.initialize()
         tools = c.request("tools/list", {})["result"]["tools"]
         sources = structured(c.call_tool("literature_sources", {}))

@@ -10,9 +10,9 @@ from pathlib import Path
 import anyio
 import pytest
 from tests.core.served import structured
+from tests.forked import StdioClient
 
 from readingroom.core.envelope import tool_output_schema
-from readingroom.core.rawstdio import RawStdioClient
 from readingroom.ndl.fake import FakeSru
 
 SERVER = [sys.executable, "-m", "readingroom.ndl"]
@@ -40,7 +40,7 @@ def fake():
 
 
 def test_initialize_and_list_six_read_only_tools(fake, tmp_path):
-    with RawStdioClient(SERVER, env=server_env(fake)) as c:
+    with StdioClient(SERVER, env=server_env(fake)) as c:
         init = c.initialize()
         tools = c.request("tools/list", {})["result"]["tools"]
         assert c.close() == 0
@@ -72,7 +72,7 @@ def test_every_error_path_over_stdio(fake, tmp_path):
         "empty": ("ndl_search_books", {}),
     }
     errlog = tmp_path / "stderr.log"
-    with errlog.open("wb") as err, RawStdioClient(UNFLOORED, env=server_env(fake),
+    with errlog.open("wb") as err, StdioClient(UNFLOORED, env=server_env(fake),
                                                    stderr=err) as c:
         c.initialize()
         out = {k: structured(c.call_tool(name, args)) for k, (name, args) in calls.items()}
@@ -102,7 +102,7 @@ def test_sixteen_simultaneous_calls_are_serial_and_paced(fake, tmp_path):
     ledger = tmp_path / "r.jsonl"
     tools = ["ndl_search_books", "ndl_search_articles", "ndl_search_all",
              "ndl_search_national_bibliography"]
-    with RawStdioClient(SERVER, env=server_env(fake, MCP_RECEIPT_LOG=str(ledger),
+    with StdioClient(SERVER, env=server_env(fake, MCP_RECEIPT_LOG=str(ledger),
                                                READINGROOM_CONCURRENCY="16")) as c:
         c.initialize()
         ids = [c.send_request("tools/call", {"name": tools[i % 4],

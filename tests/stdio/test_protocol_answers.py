@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.forked import StdioClient
 
 from readingroom.core.rawstdio import RawStdioClient
 
@@ -45,7 +46,7 @@ SERVERS = {
 @pytest.fixture(params=sorted(SERVERS))
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RawStdioClient]:
     argv = [a.replace("{data}", str(tmp_path / "books")) for a in SERVERS[request.param]]
-    client = RawStdioClient([sys.executable, *argv], env=_environment(tmp_path))
+    client = StdioClient([sys.executable, *argv], env=_environment(tmp_path))
     with client:
         yield client
 

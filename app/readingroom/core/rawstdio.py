@@ -61,19 +61,20 @@ class RawStdioClient:
         self._next_id = 1
         self._eof = False
         self.started_at = time.monotonic()
-        self.proc = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-        )
+        self.proc = self._launch(dict(env) if env is not None else None, cwd, stderr)
         self.first_line_at: float | None = None
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     # ------------------------------------------------------------------ plumbing
+    def _launch(self, env: dict[str, str] | None, cwd: str | None,
+                stderr: BinaryIO | int | None) -> subprocess.Popen[bytes]:
+        """Start ``self.argv`` with piped stdin and stdout (a test's subclass may fork instead:
+        anything with ``Popen``'s ``stdin``, ``stdout``, ``pid``, ``poll``, ``wait`` and
+        ``kill`` will do)."""
+        return subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=stderr, env=env, cwd=cwd)
+
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in iter(self.proc.stdout.readline, b""):

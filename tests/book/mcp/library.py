@@ -12,6 +12,7 @@ from typing import Any
 
 from readingroom.book.service import BookService
 from readingroom.core.rawstdio import RawStdioClient
+from tests.forked import StdioClient
 
 from ..make_books import TINY_JPEG, make_epub, make_pdf
 
@@ -44,7 +45,7 @@ def book_server(data: Path, *args: str, env: dict[str, str] | None = None,
                    if not k.startswith(("READINGROOM_", "BOOK_AGENT_"))}
     environment.update(env or {})
     command = [sys.executable, "-m", "readingroom.book", "--data-dir", str(data), "mcp", *args]
-    return RawStdioClient(command, env=environment, stderr=stderr)
+    return StdioClient(command, env=environment, stderr=stderr)
 
 
 def envelope(result: dict[str, Any]) -> dict[str, Any]:

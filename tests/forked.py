@@ -140,8 +140,7 @@ def run_program(
     err_r, err_w = os.pipe()
     pid = _fork()
     if pid == 0:  # pragma: no cover - the child; it never returns into pytest
-        _child(entry, [launcher[-1], *words], environment, cwd, (in_r, out_w, err_w),
-               (in_w, out_r, err_r))
+        _child(entry, [launcher[-1], *words], environment, cwd, (in_r, out_w, err_w))
     for fd in (in_r, out_w, err_w):
         os.close(fd)
     out, err = bytearray(), bytearray()
@@ -277,7 +276,7 @@ def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None,
     out_r, out_w = os.pipe()
     pid = _fork()
     if pid == 0:  # pragma: no cover - the child
-        _child(entry, child_argv, environment, cwd, (in_r, out_w, err), (in_w, out_r, -1))
+        _child(entry, child_argv, environment, cwd, (in_r, out_w, err))
     os.close(in_r)
     os.close(out_w)
     if stderr == subprocess.DEVNULL:
@@ -353,8 +352,7 @@ def _feed(fd: int, data: bytes) -> None:
 
 
 def _child(entry: Entry, argv: list[str], env: dict[str, str], cwd: str | os.PathLike[str] | None,
-           streams: tuple[int, int, int], parent_ends: tuple[int, int, int],
-           ) -> None:  # pragma: no cover - in the child
+           streams: tuple[int, int, int]) -> None:  # pragma: no cover - in the child
     """Become the program: fresh standard streams, environment, logging and warnings; run
     ``entry``; leave with its status, running none of the test process's exit handlers."""
     status = 70
@@ -362,13 +360,10 @@ def _child(entry: Entry, argv: list[str], env: dict[str, str], cwd: str | os.Pat
         # The test process's objects are never this program's garbage: scanning them would only
         # copy every page of the parent's heap into the child.
         gc.freeze()
-        for fd in parent_ends:  # the test's ends: stdin must see its end of file
-            if fd != -1:
-                os.close(fd)
         for fd, target in zip(streams, (0, 1, 2), strict=True):
             if fd != target:
                 os.dup2(fd, target)
-        _park_inherited_descriptors()
+        _park_inherited_descriptors()  # the test's ends too: stdin must see its end of file
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         _fresh_runtime()

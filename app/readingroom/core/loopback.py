@@ -204,8 +204,8 @@ class Journal:
     def finish(self, record: RequestRecord, finished: float) -> None:
         """Set when the answer to ``record`` had been written (unless the log was cleared)."""
         with self._lock:
-            for n, held in enumerate(self._records):
-                if held is record:
+            for n in range(len(self._records) - 1, -1, -1):  # most likely the newest
+                if self._records[n] is record:
                     self._records[n] = replace(record, finished=finished)
                     return
 

@@ -11,11 +11,13 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 
 import anyio
+import anyio.lowlevel
 import jsonschema
 import pytest
 from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
-from mcp.types import INVALID_PARAMS
+from mcp.shared.message import SessionMessage
+from mcp.types import INVALID_PARAMS, JSONRPCMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from readingroom.core.declaration import ServerInfo
@@ -244,3 +246,60 @@ async def test_a_reply_naming_another_tool_is_sent_as_the_tool_that_answered():
     assert (data["server"], data["operation"]) == ("bare-mcp", "bare_mislabelled")
     assert declared == tool_output_schema("bare-mcp", "bare_mislabelled")
     jsonschema.validate(data, declared)
+
+
+async def test_a_cancel_that_arrives_as_the_call_finishes_is_answered_once_and_serving_goes_on():
+    """The SDK's cancel/answer race (python-sdk #2416): the client's cancel is read while the
+    tool's last await has its result but the task has not yet resumed. The SDK then marks the
+    request answered, and its own ``respond()`` asserts, which ended the whole server."""
+    room = WaitRoom()
+    server = build_toy_server({}, room=room)
+    to_server, server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+
+    def message(**fields) -> SessionMessage:
+        return SessionMessage(JSONRPCMessage.model_validate({"jsonrpc": "2.0", **fields}))
+
+    seen: list[dict] = []
+
+    async def answer(rid: int) -> dict:
+        while True:
+            got = (await from_server.receive()).message.model_dump(by_alias=True,
+                                                                    exclude_none=True)
+            seen.append(got)
+            if got.get("id") == rid:
+                return got
+
+    async def serve() -> None:
+        await server.run(server_reads, server_writes, server.create_initialization_options())
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(serve)
+            await to_server.send(message(id=1, method="initialize", params={
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "race", "version": "1"}}))
+            await answer(1)
+            await to_server.send(message(method="notifications/initialized"))
+            await to_server.send(message(id=2, method="tools/call", params={
+                "name": "toy_wait", "arguments": {"seconds": 60, "label": "x"}}))
+            await room.entered("x").wait()
+            cancel = message(method="notifications/cancelled", params={"requestId": 2})
+            while True:  # hand the cancel to the session's reader the moment it waits for one
+                try:
+                    to_server.send_nowait(cancel)
+                    break
+                except anyio.WouldBlock:
+                    await anyio.lowlevel.checkpoint()
+            room.release("x")  # in the same turn: the tool's wait has its result first
+            first = await answer(2)
+            await to_server.send(message(id=3, method="tools/call", params={
+                "name": "toy_echo", "arguments": {"text": "after"}}))
+            after = await answer(3)
+            await to_server.send(message(id=4, method="ping"))
+            await answer(4)
+            assert room.log == ["start x", "end x"]
+            to_server.close()
+    assert "error" in first or "result" in first
+    assert [m for m in seen if m.get("id") == 2] == [first], "one answer for the call"
+    assert after["result"]["structuredContent"]["data"] == {"text": "after"}

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import anyio
+import anyio.lowlevel
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import McpError
@@ -373,7 +374,30 @@ def build_server(
         _add_resources(server, resources)
     if prompts:
         _add_prompts(server, prompts)
+    for request_type, handler in list(server.request_handlers.items()):
+        server.request_handlers[request_type] = _cancel_aware(handler)
     return server
+
+
+def _cancel_aware(
+    handler: Callable[[Any], Awaitable[types.ServerResult]],
+) -> Callable[[Any], Awaitable[types.ServerResult]]:
+    """``handler``, ending in a checkpoint when its request was cancelled meanwhile.
+
+    A client's cancel read while the handler's last await already holds its result (the task
+    not yet resumed) is not delivered to it: anyio cancels only a task whose wait is pending.
+    The SDK's cancel then answers the request and marks it answered, the handler returns, and
+    the SDK's own ``respond()`` fails an assertion that ends the whole server (python-sdk
+    #2416, open in 1.30). A checkpoint here lets the cancellation land first, which the SDK
+    handles as a cancelled call; after it nothing awaits before ``respond()``.
+    """
+
+    async def answer(request: Any) -> types.ServerResult:
+        result = await handler(request)
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        return result
+
+    return answer
 
 
 def _add_resources(server: Server, specs: Sequence[ResourceSpec]) -> None:

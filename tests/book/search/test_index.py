@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from readingroom.book.search.fts5 import fts5_available
-from readingroom.book.search.index import HINT_KEYS, MAX_TOP_K, BookIndex, build_index
+from readingroom.book.search.index import (
+    HINT_KEYS,
+    MAX_TOP_K,
+    BookIndex,
+    build_index,
+    index_locked,
+)
 from readingroom.book.search.results import HINT_BOOST, SearchResult
 from readingroom.core.errors import Code, CoreError
 
@@ -275,6 +281,39 @@ def test_open_missing_or_foreign_file(tmp_path: Path):
     with pytest.raises(CoreError) as err:
         BookIndex.open(junk)
     assert err.value.code is Code.INTERNAL_ERROR
+
+
+def test_an_index_another_program_holds_locked_is_busy_not_damaged(tmp_path: Path, monkeypatch):
+    path = tmp_path / "held.sqlite"
+    build_index(RECORDS, path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    connect = sqlite3.connect
+    # SQLite's busy wait (5 s by default) would only delay the same answer.
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: connect(*a, **{**k, "timeout": 0}))
+    with pytest.raises(CoreError) as err:
+        BookIndex.open(path)
+    assert err.value.code is Code.BOOK_BUSY and err.value.details == {"path": str(path)}
+    holder.execute("ROLLBACK")
+    with BookIndex.open(path) as index:
+        assert index.record_count == len(RECORDS)
+    holder.close()
+
+
+def test_index_locked_tells_a_held_lock_from_a_damaged_file(tmp_path: Path):
+    path = tmp_path / "i.sqlite"
+    build_index(RECORDS[:1], path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    with pytest.raises(sqlite3.OperationalError) as held:
+        sqlite3.connect(path, timeout=0).execute("SELECT count(*) FROM meta").fetchone()
+    holder.execute("ROLLBACK")
+    holder.close()
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(sqlite3.DatabaseError) as damaged:
+        sqlite3.connect(junk).execute("SELECT count(*) FROM meta").fetchone()
+    assert index_locked(held.value) and not index_locked(damaged.value)
 
 
 def test_an_index_of_an_older_format_says_so_and_how_to_rebuild(tmp_path: Path):

@@ -78,10 +78,24 @@ __all__ = [
     "EngineChoice",
     "QueryParts",
     "build_index",
+    "index_locked",
     "query_fold_names",
     "record_page_labels",
     "unpack_runs",
 ]
+
+
+def index_locked(exc: sqlite3.Error) -> bool:
+    """True when ``exc`` says another connection holds the file's lock (SQLITE_BUSY/LOCKED).
+
+    That is a passing state of a sound file, never damage: whoever opened it for writing
+    still holds it.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
 
 HINT_KEYS = ("heading", "chapter", "page", "pages", "label")
 """The hints :meth:`BookIndex.search` accepts."""
@@ -390,7 +404,8 @@ class BookIndex:
         Raises:
             CoreError: NOT_FOUND when the file is missing; INTERNAL_ERROR when it is not an
                 index of this format; CAPABILITY_UNAVAILABLE when ``fts5`` is forced but
-                unavailable.
+                unavailable; BOOK_BUSY while another connection holds the file's lock
+                (past SQLite's busy wait).
         """
         path = Path(path)
         if not path.is_file():
@@ -429,8 +444,13 @@ class BookIndex:
                         heads.setdefault(tok, set()).add(m.rowid)
                 index._heads = {tok: frozenset(rows) for tok, rows in heads.items()}
                 index._engine = _choose_engine(conn, meta, engine, {r[0]: r[9] for r in rows})
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as exc:
             index.close()
+            if index_locked(exc):
+                raise CoreError(Code.BOOK_BUSY, "The search index file is locked by another "
+                                "program.", details={"path": str(path)},
+                                remediation="Try again; book-agent never writes to a published "
+                                "index, so close whatever opened it for writing.") from None
             raise CoreError(Code.INTERNAL_ERROR, "The search index file is unreadable.",
                             details={"path": str(path)},
                             remediation="Rebuild the book package (init --replace).") from None

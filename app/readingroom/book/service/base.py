@@ -29,8 +29,8 @@ if TYPE_CHECKING:  # the semantic modules load numpy; a lexical-only process nev
     from ..search.semantic import SemanticConfig, SemanticRuntime, VectorStore
 
 __all__ = ["LIBRARY_LISTENER_WAIT_S", "MAX_TITLE_CHARS", "SERVER_NAME", "LoadedBook",
-           "ServiceBase", "cut_text", "envelope_data", "package_rows", "record_from_json",
-           "shown_title", "unit_from_json"]
+           "ServiceBase", "cut_text", "envelope_data", "index_busy", "package_rows",
+           "record_from_json", "shown_title", "unit_from_json"]
 
 log = logging.getLogger("readingroom.book.service")
 SERVER_NAME = "book-agent"
@@ -83,6 +83,8 @@ class LoadedBook:
                 try:
                     self._index = BookIndex.open(self.pkg.file("index.sqlite"))
                 except CoreError as err:
+                    if err.code == Code.BOOK_BUSY:
+                        raise index_busy(self.pkg.book_id) from None
                     if err.code in (Code.NOT_FOUND, Code.INTERNAL_ERROR) and \
                             "index_format" not in err.details:
                         raise self.pkg.damaged("index.sqlite", "is missing" if
@@ -143,6 +145,14 @@ def envelope_data(env: Envelope) -> dict[str, Any]:
 
 MAX_TITLE_CHARS = 200
 """Titles longer than this are shown cut (the manifest keeps the whole title)."""
+
+
+def index_busy(book_id: str) -> CoreError:
+    """BOOK_BUSY for a book whose search index another program holds locked."""
+    return CoreError(Code.BOOK_BUSY, f"The search index of {book_id!r} is locked by another "
+                     "program.", details={"book_id": book_id},
+                     remediation="Try again; book-agent never writes to a published index, so "
+                     "close whatever opened it for writing.")
 
 
 def cut_text(text: str, limit: int) -> str:

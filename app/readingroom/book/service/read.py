@@ -24,7 +24,7 @@ from ..package import (
     check_book_id,
 )
 from ..paths import check_output_file, check_text, unusable
-from .base import LoadedBook, ServiceBase, cut_text, shown_title
+from .base import LoadedBook, ServiceBase, cut_text, index_busy, shown_title
 
 if TYPE_CHECKING:  # the semantic modules load numpy; a lexical-only process never imports them
     from ..search.library_index import CatchUp
@@ -497,15 +497,11 @@ class ReadSide(ServiceBase):
             result = self._run_search(loaded, query, top_k, strict, dict(hints or {}),
                                       semantic, rerank, deadline, include_contents,
                                       include_index)
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                raise loaded.pkg.damaged("index.sqlite", "could not be read to the end (the "
-                                         "search index is truncated or damaged)") from None
-            raise CoreError(Code.BOOK_BUSY, f"The search index of {book_id!r} is locked by "
-                            "another program.", details={"book_id": book_id},
-                            remediation="Try again; book-agent never writes to a published "
-                            "index, so close whatever opened it for writing.") from None
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as exc:
+            from ..search.index import index_locked
+
+            if index_locked(exc):
+                raise index_busy(book_id) from None
             raise loaded.pkg.damaged("index.sqlite", "could not be read to the end (the "
                                      "search index is truncated or damaged)") from None
         data = result.model_dump(mode="json")

@@ -123,6 +123,19 @@ def _requirements(dist_name: str, seen: set[str]) -> set[str]:
     return seen
 
 
+def licence_name(parts: tuple[str, ...]) -> str:
+    """Where a licence file of a distribution goes under its licenses/<name-version>/ folder.
+
+    Its path inside the .dist-info folder, without the `licenses/` folder of PEP 639: numpy
+    alone carries 17 licence files, `LICENSE.md` of `random/pcg64` beside that of `random/sfc64`,
+    which one folder level would store under one name, the later hiding the earlier.
+    """
+    inner = list(parts[next(i for i, p in enumerate(parts) if p.endswith(".dist-info")) + 1:])
+    if len(inner) > 1 and inner[0] == "licenses":
+        inner = inner[1:]
+    return "/".join(inner)
+
+
 def third_party_licences() -> dict[str, list[tuple[str, bytes]]]:
     """Licence files of every bundled third-party distribution, from their metadata."""
     out: dict[str, list[tuple[str, bytes]]] = {}
@@ -131,7 +144,8 @@ def third_party_licences() -> dict[str, list[tuple[str, bytes]]]:
         files = [f for f in dist.files or [] if re.search(
             r"(licen[cs]e|copying|notice|authors)", f.name, re.I) and ".dist-info" in str(f)]
         label = f"{dist.metadata['Name']}-{dist.version}"
-        out[label] = [(f.name, f.read_binary()) for f in files if f.locate().is_file()]
+        out[label] = [(licence_name(f.parts), f.read_binary())
+                      for f in files if f.locate().is_file()]
         if not out[label]:
             out[label] = [("LICENSE-SUMMARY.txt", (
                 f"{dist.metadata['Name']} {dist.version}\nLicense: "

@@ -111,6 +111,7 @@ def test_release_archive_carries_bundle_installer_licences_and_source(bundle):
         pytest.skip("no release archive: run `python build/freeze.py --zip`")
     with zipfile.ZipFile(archives[-1]) as z:
         names = z.namelist()
+        assert len(names) == len(set(names)), "an archive entry stored twice"
         top = names[0].split("/", 1)[0]
         notice = z.read(f"{top}/SOURCE.txt").decode("utf-8")
         licence = z.read(f"{top}/LICENSE").decode("utf-8")

@@ -9,6 +9,7 @@ import pytest
 
 from readingroom.core import selftest as selftest_module
 from readingroom.core.ledger import Ledger
+from readingroom.core.loopback import RecordingServer, RequestRecord
 from readingroom.core.rawstdio import stdout_problems
 from readingroom.core.selftest import (
     Check,
@@ -17,7 +18,9 @@ from readingroom.core.selftest import (
     check_envelope_schema,
     check_read_only_tools,
     check_receipt_chain,
+    check_serial_and_paced,
     check_stdout_purity,
+    chosen_calls,
     print_report,
     server_env,
     stderr_tail,
@@ -171,6 +174,56 @@ def test_server_env_and_structured(monkeypatch: pytest.MonkeyPatch) -> None:
     assert env["KEEP_ME"] == "1" and env["NEW"] == "x" and "DROP_ME" not in env
     assert structured({"structuredContent": {"a": 1}}) == {"a": 1}
     assert structured({"content": []}) == {}
+
+
+def _upstream(*requests: tuple[float, float, str]) -> RecordingServer:
+    """A fake whose log holds requests (arrived, answered, count); each finished as answered."""
+    fake = RecordingServer()
+    for arrived, answered, count in requests:
+        fake.journal.add(RequestRecord("GET", "", "", {"count": count}, "", arrived, answered,
+                                       answered, 200))
+    fake.max_in_flight = 1
+    return fake
+
+
+def _failed(report: SelfTestReport) -> set[str]:
+    return {c.name for c in report.checks if not c.ok}
+
+
+def test_serial_and_paced_passes_what_kept_the_courtesy() -> None:
+    got = report()
+    check_serial_and_paced(got, _upstream((0.0, 0.2, "20"), (1.2, 1.3, "100"), (2.4, 2.5, "5")),
+                           parameter="count", floor_s=1.0)
+    assert [c.name for c in got.checks] == [
+        "never more than 100 records asked", "serial requests", "1-second floor"]
+    assert got.ok and got.measures["floor_gap_min_s"] == pytest.approx(1.0)
+
+
+def test_serial_and_paced_names_each_broken_promise() -> None:
+    early = report()
+    check_serial_and_paced(early, _upstream((0.0, 0.2, "20"), (0.9, 1.0, "20")),
+                           parameter="count", floor_s=1.0)
+    assert _failed(early) == {"1-second floor"}
+    greedy = report()
+    check_serial_and_paced(greedy, _upstream((0.0, 0.2, "101"), (1.5, 1.6, "1")),
+                           parameter="count", floor_s=1.0)
+    assert _failed(greedy) == {"never more than 100 records asked"}
+    overlapping = report()
+    check_serial_and_paced(overlapping, _upstream((0.0, 2.0, "1"), (1.0, 3.0, "1")),
+                           parameter="count", floor_s=1.0)
+    assert "serial requests" in _failed(overlapping)
+    silent = report()
+    check_serial_and_paced(silent, _upstream(), parameter="count", floor_s=1.0)
+    assert "1-second floor" in _failed(silent), "no request at all proves no floor"
+
+
+def test_chosen_calls_takes_the_first_ones_and_refuses_a_count_outside_the_table() -> None:
+    table = [("a", {}), ("b", {"x": 1}), ("c", {})]
+    assert chosen_calls(table, None) == table
+    assert chosen_calls(table, 2) == table[:2]
+    for bad in (0, 4, -1):
+        with pytest.raises(ValueError, match=r"calls must be 1\.\.3"):
+            chosen_calls(table, bad)
 
 
 def test_all_is_honest() -> None:

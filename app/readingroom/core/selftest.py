@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
+from .loopback import RecordingServer
 from .rawstdio import RawStdioClient
 from .settings import ENV_RECEIPT_LOG, ENV_TOOL_DEADLINE
 
@@ -32,11 +33,15 @@ __all__ = [
     "Check",
     "SelfTestReport",
     "Stage",
+    "check_count_cap",
     "check_credit",
     "check_envelope_schema",
     "check_read_only_tools",
     "check_receipt_chain",
+    "check_serial_and_paced",
     "check_stdout_purity",
+    "chosen_calls",
+    "fire_at_once",
     "initialize",
     "print_report",
     "run_against_fake",
@@ -44,6 +49,11 @@ __all__ = [
     "stderr_tail",
     "structured",
 ]
+
+MAX_RECORDS = 100
+"""The records one request may ask of a paced upstream (NDL, CiNii, J-STAGE)."""
+ToolCall = tuple[str, dict[str, Any]]
+"""A tool's name and its arguments."""
 
 _READ_ONLY = {
     "readOnlyHint": True,
@@ -166,6 +176,71 @@ def check_credit(report: SelfTestReport, envelopes: Sequence[Mapping[str, Any]])
         bool(envelopes) and not uncredited,
         f"{len(envelopes)} envelopes, uncredited: {uncredited or 'none'}",
     )
+
+
+def chosen_calls(table: Sequence[ToolCall], calls: int | None) -> list[ToolCall]:
+    """The first ``calls`` of ``table`` (all of them for None): fewer is a quicker run.
+
+    Raises:
+        ValueError: ``calls`` is outside 1..len(table).
+    """
+    count = len(table) if calls is None else calls
+    if not 1 <= count <= len(table):
+        raise ValueError(f"calls must be 1..{len(table)}, got {calls!r}")
+    return list(table[:count])
+
+
+def fire_at_once(report: SelfTestReport, client: RawStdioClient, calls: Sequence[ToolCall],
+                 *, what: str = "calls") -> list[dict[str, Any]]:
+    """Send every call before awaiting any; check each answered without an error.
+
+    Returns the envelopes of the answers, in the order of ``calls``.
+    """
+    ids = [client.send_request("tools/call", {"name": n, "arguments": a}) for n, a in calls]
+    results = [client.wait(i, timeout=60) for i in ids]
+    failed = [n for (n, _), r in zip(calls, results, strict=True)
+              if "error" in r or r["result"].get("isError")]
+    report.add(f"concurrent {what} answered", not failed,
+               f"{len(results)} calls, failures: {failed or 'none'}")
+    return [structured(r.get("result", {})) for r in results]
+
+
+def check_count_cap(report: SelfTestReport, client: RawStdioClient, fake: RecordingServer,
+                    call: ToolCall, parameter: str) -> dict[str, Any]:
+    """Ask ``call`` for 500 records: one request may carry ``parameter`` = 100, said in a
+    ``COUNT_CAPPED`` diagnostic. Returns the answer's envelope."""
+    name, arguments = call
+    before = len(fake.log)
+    envelope = structured(client.call_tool(name, {**arguments, "count": 500}))
+    sent = [r.params.get(parameter) for r in fake.log[before:]]
+    codes = {d.get("code") for d in envelope.get("diagnostics", [])}
+    report.add(f"{MAX_RECORDS}-record cap",
+               sent == [str(MAX_RECORDS)] and "COUNT_CAPPED" in codes,
+               f"asked 500, sent {parameter}={sent}, diagnostic COUNT_CAPPED "
+               f"{'present' if 'COUNT_CAPPED' in codes else 'missing'}")
+    return envelope
+
+
+def check_serial_and_paced(report: SelfTestReport, fake: RecordingServer, *, parameter: str,
+                           floor_s: float) -> None:
+    """The courtesy as the upstream saw it: at most 100 records asked (``parameter``), one
+    request at a time, each arriving ``floor_s`` or more after the previous answer."""
+    log = fake.log
+    asked = [int(r.params.get(parameter, "0") or 0) for r in log]
+    report.add(f"never more than {MAX_RECORDS} records asked",
+               all(n <= MAX_RECORDS for n in asked),
+               f"{len(log)} requests, largest {parameter} {max(asked, default=0)}")
+    report.add("serial requests", fake.overlaps() == 0 and fake.max_in_flight <= 1,
+               f"{len(log)} requests, at most {fake.max_in_flight} in flight, "
+               f"{fake.overlaps()} overlaps")
+    floor_gaps, arrival_gaps = fake.floor_gaps(), fake.gaps()
+    smallest = min(floor_gaps, default=0.0)
+    between = min(arrival_gaps, default=0.0)
+    report.measures.update({"floor_gap_min_s": smallest, "arrival_gap_min_s": between})
+    report.add(f"{floor_s:g}-second floor", bool(floor_gaps) and smallest >= floor_s,
+               f"smallest gap from an answer to the next arrival {smallest:.3f} s; "
+               f"between arrivals {between:.3f} s "
+               f"(mean {sum(arrival_gaps) / max(len(arrival_gaps), 1):.3f} s)")
 
 
 def check_envelope_schema(

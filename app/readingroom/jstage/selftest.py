@@ -19,11 +19,15 @@ from typing import Any
 from ..core.selftest import (
     SelfTestReport,
     Stage,
+    check_count_cap,
     check_credit,
     check_envelope_schema,
     check_read_only_tools,
     check_receipt_chain,
+    check_serial_and_paced,
     check_stdout_purity,
+    chosen_calls,
+    fire_at_once,
     initialize,
     run_against_fake,
     structured,
@@ -41,7 +45,6 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 """One call of every tool, fired at once; each sends one request."""
 FLOOR_S = 1.0
-MAX_RECORDS = 100
 FAKE_LATENCY_S = 0.05
 
 
@@ -67,10 +70,7 @@ def run_self_test(
     Raises:
         ValueError: ``calls`` is outside 1..3.
     """
-    count = len(CALLS) if calls is None else calls
-    if not 1 <= count <= len(CALLS):
-        raise ValueError(f"calls must be 1..{len(CALLS)}, got {calls!r}")
-    concurrent = CALLS[:count]
+    concurrent = chosen_calls(CALLS, calls)
     return run_against_fake(
         "jstage-mcp", list(command) if command else _default_command(),
         FakeJstage(latency=FAKE_LATENCY_S),
@@ -93,24 +93,12 @@ def _exercise(stage: Stage, fake: FakeJstage,
         tools = initialize(report, client, "jstage-mcp")
         check_read_only_tools(report, tools, EXPECTED_TOOLS)
         say(f"firing {len(concurrent)} calls at once")
-        ids = [client.send_request("tools/call", {"name": n, "arguments": a})
-               for n, a in concurrent]
-        results = [client.wait(i, timeout=60) for i in ids]
-        failed = [n for (n, _), r in zip(concurrent, results, strict=True)
-                  if "error" in r or r["result"].get("isError")]
-        envelopes += [structured(r.get("result", {})) for r in results]
-        report.add("concurrent calls answered", not failed,
-                   f"{len(results)} calls, failures: {failed or 'none'}")
+        envelopes += fire_at_once(report, client, concurrent)
 
         say("asking for 500 records")
-        before = len(fake.log)
-        capped = client.call_tool("jstage_search_articles", {"article": "漱石", "count": 500})
-        envelopes.append(structured(capped))
-        sent = [r.params.get("count") for r in fake.log[before:]]
-        codes = {d.get("code") for d in structured(capped).get("diagnostics", [])}
-        report.add("100-record cap", sent == ["100"] and "COUNT_CAPPED" in codes,
-                   f"asked 500, sent count={sent}, diagnostic COUNT_CAPPED "
-                   f"{'present' if 'COUNT_CAPPED' in codes else 'missing'}")
+        envelopes.append(check_count_cap(report, client, fake,
+                                         ("jstage_search_articles", {"article": "漱石"}),
+                                         "count"))
 
         say("an ERR_003 answer")
         refused = client.call_tool("jstage_search_articles", {"article": "__err003__"})
@@ -122,28 +110,10 @@ def _exercise(stage: Stage, fake: FakeJstage,
                    f"answered {code}, {'no' if 'result' not in got else 'a'} result")
         check_stdout_purity(report, client, client.close())
 
-    _check_what_the_fake_saw(report, fake)
+    check_serial_and_paced(report, fake, parameter="count", floor_s=FLOOR_S)
     check_credit(report, envelopes)
     powered = [e.get("operation") for e in envelopes
                if not any("Powered by J-STAGE" in line for line in e.get("attribution", []))]
     report.add("Powered by J-STAGE on every envelope", bool(envelopes) and not powered,
                f"{len(envelopes)} envelopes, without it: {powered or 'none'}")
     check_envelope_schema(report, envelopes)
-
-
-def _check_what_the_fake_saw(report: SelfTestReport, fake: FakeJstage) -> None:
-    """The courtesy as J-STAGE would see it: records asked, serial, the floor."""
-    log = fake.log
-    asked = [int(r.params.get("count", "0") or 0) for r in log]
-    report.add("never more than 100 records asked", all(n <= MAX_RECORDS for n in asked),
-               f"{len(log)} requests, largest count {max(asked, default=0)}")
-    report.add("serial requests", fake.overlaps() == 0 and fake.max_in_flight <= 1,
-               f"{len(log)} requests, at most {fake.max_in_flight} in flight, "
-               f"{fake.overlaps()} overlaps")
-    floor_gaps, arrival_gaps = fake.floor_gaps(), fake.gaps()
-    smallest = min(floor_gaps, default=0.0)
-    between = min(arrival_gaps, default=0.0)
-    report.measures.update({"floor_gap_min_s": smallest, "arrival_gap_min_s": between})
-    report.add("1-second floor", bool(floor_gaps) and smallest >= FLOOR_S,
-               f"smallest gap from an answer to the next arrival {smallest:.3f} s; between "
-               f"arrivals {between:.3f} s")

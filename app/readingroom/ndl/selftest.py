@@ -18,11 +18,15 @@ from typing import Any
 from ..core.selftest import (
     SelfTestReport,
     Stage,
+    check_count_cap,
     check_credit,
     check_envelope_schema,
     check_read_only_tools,
     check_receipt_chain,
+    check_serial_and_paced,
     check_stdout_purity,
+    chosen_calls,
+    fire_at_once,
     initialize,
     run_against_fake,
     structured,
@@ -52,7 +56,6 @@ CONCURRENT_CALLS: list[tuple[str, dict[str, Any]]] = [
 """The searches fired at once; each sends one request."""
 FLOOR_S = 1.0
 """The courtesy floor the fake must see from each answer to the next arrival."""
-MAX_RECORDS = 100
 FAKE_LATENCY_S = 0.05
 
 
@@ -80,10 +83,7 @@ def run_self_test(
     Raises:
         ValueError: ``calls`` is outside 1..6.
     """
-    count = len(CONCURRENT_CALLS) if calls is None else calls
-    if not 1 <= count <= len(CONCURRENT_CALLS):
-        raise ValueError(f"calls must be 1..{len(CONCURRENT_CALLS)}, got {calls!r}")
-    concurrent = CONCURRENT_CALLS[:count]
+    concurrent = chosen_calls(CONCURRENT_CALLS, calls)
     return run_against_fake(
         "ndl-mcp", list(command) if command else _default_command(),
         FakeSru(latency=FAKE_LATENCY_S),
@@ -105,24 +105,12 @@ def _exercise(stage: Stage, fake: FakeSru, concurrent: list[tuple[str, dict[str,
         tools = initialize(report, client, "ndl-mcp")
         check_read_only_tools(report, tools, EXPECTED_TOOLS)
         say(f"firing {len(concurrent)} concurrent searches")
-        ids = [client.send_request("tools/call", {"name": n, "arguments": a})
-               for n, a in concurrent]
-        results = [client.wait(i, timeout=60) for i in ids]
-        failed = [n for (n, _), r in zip(concurrent, results, strict=True)
-                  if "error" in r or r["result"].get("isError")]
-        envelopes += [structured(r.get("result", {})) for r in results]
-        report.add("concurrent searches answered", not failed,
-                   f"{len(results)} calls, failures: {failed or 'none'}")
+        envelopes += fire_at_once(report, client, concurrent, what="searches")
 
         say("asking for 500 records")
-        before = len(fake.log)
-        capped = client.call_tool("ndl_search_books", {"title": "坊っちゃん", "count": 500})
-        envelopes.append(structured(capped))
-        sent = [r.params.get("maximumRecords") for r in fake.log[before:]]
-        codes = {d.get("code") for d in structured(capped).get("diagnostics", [])}
-        report.add("100-record cap", sent == ["100"] and "COUNT_CAPPED" in codes,
-                   f"asked 500, sent maximumRecords={sent}, diagnostic COUNT_CAPPED "
-                   f"{'present' if 'COUNT_CAPPED' in codes else 'missing'}")
+        envelopes.append(check_count_cap(report, client, fake,
+                                         ("ndl_search_books", {"title": "坊っちゃん"}),
+                                         "maximumRecords"))
 
         say("asking for a refused provider")
         before = len(fake.log)
@@ -136,25 +124,6 @@ def _exercise(stage: Stage, fake: FakeSru, concurrent: list[tuple[str, dict[str,
 
         check_stdout_purity(report, client, client.close())
 
-    _check_what_the_fake_saw(report, fake)
+    check_serial_and_paced(report, fake, parameter="maximumRecords", floor_s=FLOOR_S)
     check_credit(report, envelopes)
     check_envelope_schema(report, envelopes)
-
-
-def _check_what_the_fake_saw(report: SelfTestReport, fake: FakeSru) -> None:
-    """The undertakings as the upstream sees them: records asked, serial, the floor."""
-    log = fake.log
-    asked = [int(r.params.get("maximumRecords", "0")) for r in log]
-    report.add("never more than 100 records asked", all(n <= MAX_RECORDS for n in asked),
-               f"{len(log)} requests, largest maximumRecords {max(asked, default=0)}")
-    report.add("serial requests", fake.overlaps() == 0 and fake.max_in_flight <= 1,
-               f"{len(log)} requests, at most {fake.max_in_flight} in flight, "
-               f"{fake.overlaps()} overlaps")
-    floor_gaps, arrival_gaps = fake.floor_gaps(), fake.gaps()
-    smallest = min(floor_gaps, default=0.0)
-    between = min(arrival_gaps, default=0.0)
-    report.measures.update({"floor_gap_min_s": smallest, "arrival_gap_min_s": between})
-    report.add("1-second floor", bool(floor_gaps) and smallest >= FLOOR_S,
-               f"smallest gap from an answer to the next arrival {smallest:.3f} s; "
-               f"between arrivals {between:.3f} s "
-               f"(mean {sum(arrival_gaps) / max(len(arrival_gaps), 1):.3f} s)")

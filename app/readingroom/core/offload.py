@@ -37,6 +37,18 @@ WORKERS = max(2, min(4, os.cpu_count() or 2))
 _pool: ThreadPoolExecutor | None = None
 
 
+def _forget_pool() -> None:
+    # A forked child inherits the pool object but none of its threads: work queued on it would
+    # wait for ever (a server forked from a process that had used the pool, as the test
+    # suite's forked servers are, never answered its first offloaded call).
+    global _pool
+    _pool = None
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _executor() -> ThreadPoolExecutor:
     global _pool
     if _pool is None:  # created on first use: a server answers initialize without threads

@@ -32,8 +32,14 @@ import run  # noqa: E402  (run.py sits at the repository root, outside any packa
 def test_the_suite_runs_in_parallel_unless_the_arguments_say_otherwise(given, expected,
                                                                        monkeypatch):
     monkeypatch.delenv("READINGROOM_TEST_WORKERS", raising=False)
-    workers = str((os.cpu_count() or 1) + 1)  # one per CPU and one more
+    workers = str((os.cpu_count() or 1) + 2)  # one per CPU and two more
     assert run.pytest_args(given) == [workers if a == "WORKERS" else a for a in expected]
+
+
+def test_the_quick_tier_runs_one_worker_fewer(monkeypatch):
+    monkeypatch.delenv("READINGROOM_TEST_WORKERS", raising=False)
+    assert run.pytest_args(["--quick", "-q"])[:2] == ["-n", str((os.cpu_count() or 1) + 1)]
+    assert run.pytest_args(["-q"])[:2] == ["-n", str((os.cpu_count() or 1) + 2)]
 
 
 def test_the_number_of_workers_can_be_set(monkeypatch):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import threading
 
 import pytest
@@ -41,7 +40,6 @@ def test_a_forked_child_runs_work_on_a_pool_of_its_own() -> None:
         except BaseException as exc:  # whatever happened, say it and exit
             os.write(write, f"{type(exc).__name__}".encode())
         finally:
-            sys.stdout.flush()
             os._exit(status)
     os.close(write)
     with os.fdopen(read, "rb") as answer:
